@@ -1,0 +1,126 @@
+// The fluent API (SPEC §12): a class extending RouteBuilder whose configure() declares everything.
+import { Errors, svcError } from '../errors.js';
+import type { Exchange } from '../routes/exchange.js';
+import type { Expression, RouteDefinition } from '../routes/steps.js';
+import { setOption, type FacadeConfig, type OpenApiOptions, type RestOptions } from './model.js';
+import { applyConsumerUri, applyOpenApi } from './yaml-dsl.js';
+
+export const constant = (value: unknown): Expression => ({ constant: value });
+export const simple = (template: string): Expression => ({ simple: template });
+export const json = (value: unknown): Expression => ({ json: value });
+
+type ExpressionLike = Expression | ((ex: Exchange) => unknown);
+
+export class RestConfigurationDefinition {
+  constructor(private readonly config: FacadeConfig, private readonly source: string) {}
+
+  private set(name: keyof RestOptions, value: unknown): this {
+    setOption(this.config, 'rest', name, value, this.source);
+    return this;
+  }
+
+  contextPath(path: string): this { return this.set('contextPath', path); }
+  clientRequestValidation(on: boolean): this { return this.set('clientRequestValidation', on); }
+  clientResponseValidation(on: boolean): this { return this.set('clientResponseValidation', on); }
+  bindingMode(mode: NonNullable<RestOptions['bindingMode']>): this { return this.set('bindingMode', mode); }
+  bindingPackageScan(dir: string): this { return this.set('bindingPackageScan', dir); }
+  apiContextPath(path: string): this { return this.set('apiContextPath', path); }
+  hostNameResolver(mode: NonNullable<RestOptions['hostNameResolver']>): this { return this.set('hostNameResolver', mode); }
+  component(name: string): this { return this.set('component', name); }
+  endpointProperty(key: string, value: string): this {
+    this.config.endpointProperties[key] = value;
+    return this;
+  }
+  /** Classes for body binding, passed directly (SPEC §9). */
+  bindingClasses(...classes: Function[]): this {
+    this.config.bindingClasses.push(...classes);
+    return this;
+  }
+}
+
+export class OpenApiDefinition {
+  constructor(private readonly config: FacadeConfig, private readonly source: string) {}
+
+  private set(name: keyof OpenApiOptions, value: unknown): this {
+    applyOpenApi(this.config, { [name]: value }, this.source);
+    return this;
+  }
+
+  specification(location: string): this { return this.set('specification', location); }
+  missingOperation(mode: NonNullable<OpenApiOptions['missingOperation']>): this { return this.set('missingOperation', mode); }
+  apiContextPath(path: string): this { return this.set('apiContextPath', path); }
+  mockIncludePattern(pattern: string): this { return this.set('mockIncludePattern', pattern); }
+}
+
+export class RouteDefinitionBuilder {
+  constructor(private readonly route: RouteDefinition) {}
+
+  process(fn: (ex: Exchange) => unknown): this {
+    this.route.steps.push({ kind: 'process', fn });
+    return this;
+  }
+  setBody(expression: ExpressionLike): this {
+    this.route.steps.push({ kind: 'setBody', expression });
+    return this;
+  }
+  setHeader(name: string, expression: ExpressionLike): this {
+    this.route.steps.push({ kind: 'setHeader', name, expression });
+    return this;
+  }
+  removeHeader(name: string): this {
+    this.route.steps.push({ kind: 'removeHeader', name });
+    return this;
+  }
+  setProperty(name: string, expression: ExpressionLike): this {
+    this.route.steps.push({ kind: 'setProperty', name, expression });
+    return this;
+  }
+  log(message: string): this {
+    this.route.steps.push({ kind: 'log', message });
+    return this;
+  }
+  to(uri: string): this {
+    this.route.steps.push({ kind: 'to', uri });
+    return this;
+  }
+}
+
+export abstract class RouteBuilder {
+  private target: { config: FacadeConfig; source: string } | undefined;
+
+  abstract configure(): void | Promise<void>;
+
+  /** Runs configure() against a config; called by the facade, not by users. */
+  async applyTo(config: FacadeConfig, source = 'fluent'): Promise<void> {
+    this.target = { config, source };
+    try {
+      await this.configure();
+    } finally {
+      this.target = undefined;
+    }
+  }
+
+  private get current(): { config: FacadeConfig; source: string } {
+    if (!this.target) throw svcError(Errors.CONFIG_FILE, 'fluent', 'RouteBuilder methods can only be called from configure()');
+    return this.target;
+  }
+
+  restConfiguration(): RestConfigurationDefinition {
+    return new RestConfigurationDefinition(this.current.config, this.current.source);
+  }
+
+  rest(): { openApi(): OpenApiDefinition } {
+    const { config, source } = this.current;
+    return { openApi: () => new OpenApiDefinition(config, source) };
+  }
+
+  /** `from('direct:getPetById')` starts a route; `from('rest-openapi:spec?...')` configures the consumer. */
+  from(uri: string): RouteDefinitionBuilder {
+    const { config, source } = this.current;
+    const route: RouteDefinition = { from: uri, steps: [], source };
+    if (uri.startsWith('rest-openapi:')) applyConsumerUri(config, uri, source);
+    else if (/^direct:.+/.test(uri)) config.routes.push(route);
+    else throw svcError(Errors.CONFIG_INVALID, source, 'from', JSON.stringify(uri), 'direct:<operationId> or rest-openapi:<specification>');
+    return new RouteDefinitionBuilder(route);
+  }
+}

@@ -1,0 +1,87 @@
+// Builds the configuration from CLI inputs: files typed by extension, merged in order (SPEC §1, §12).
+// Precedence: DSL files in order < properties files < environment variables.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, extname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Errors, svcError } from '../errors.js';
+import { applyEnvironment } from './env.js';
+import { RouteBuilder } from './fluent.js';
+import { emptyConfig, type FacadeConfig } from './model.js';
+import { propertyLookup } from './placeholders.js';
+import { applyProperties, parseProperties } from './properties.js';
+import { applyXmlDsl } from './xml-dsl.js';
+import { applyYamlDsl } from './yaml-dsl.js';
+
+const KINDS: Record<string, 'yaml' | 'xml' | 'properties' | 'module'> = {
+  '.yaml': 'yaml',
+  '.yml': 'yaml',
+  '.xml': 'xml',
+  '.properties': 'properties',
+  '.js': 'module',
+  '.mjs': 'module',
+  '.ts': 'module',
+  '.mts': 'module',
+};
+
+export async function loadConfigFiles(files: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<FacadeConfig> {
+  const inputs = files.map((f) => resolve(f));
+  const config = emptyConfig(inputs[0] ? dirname(inputs[0]) : process.cwd());
+  for (const file of inputs) {
+    if (!KINDS[extname(file).toLowerCase()]) throw svcError(Errors.CLI_USAGE, `${file}: unknown file type ${extname(file) || '(none)'}; allowed: ${Object.keys(KINDS).join(', ')}`);
+    if (!existsSync(file)) throw svcError(Errors.CLI_USAGE, `${file}: no such file`);
+  }
+  // Properties first, so that DSL placeholders can read them; application.properties beside the first file leads.
+  const beside = inputs[0] ? join(dirname(inputs[0]), 'application.properties') : undefined;
+  const propertyFiles = [...(beside && existsSync(beside) && !inputs.includes(beside) ? [beside] : []), ...inputs.filter((f) => KINDS[extname(f).toLowerCase()] === 'properties')];
+  const layers = propertyFiles.map((file) => ({ file, props: parseProperties(readText(file)) }));
+  const merged = new Map<string, string>();
+  for (const { props } of layers) for (const [k, v] of props) merged.set(k, v);
+  const lookup = propertyLookup(merged, env);
+
+  for (const file of inputs) {
+    const kind = KINDS[extname(file).toLowerCase()];
+    if (kind === 'yaml') applyYamlDsl(config, readText(file), file, lookup);
+    else if (kind === 'xml') applyXmlDsl(config, readText(file), file, lookup);
+    else if (kind === 'module') await applyModule(config, file);
+  }
+  for (const { file, props } of layers) applyProperties(config, props, file);
+  applyEnvironment(config, env);
+  return config;
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw svcError(Errors.CLI_USAGE, `${file}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+let tsLoaderRegistered = false;
+
+/** A module whose default export is a RouteBuilder subclass or instance. */
+async function applyModule(config: FacadeConfig, file: string): Promise<void> {
+  if (/\.m?ts$/.test(file) && !tsLoaderRegistered && !process.execArgv.some((a) => a.includes('tsx'))) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    tsLoaderRegistered = true;
+  }
+  let mod: { default?: unknown };
+  try {
+    mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+  } catch (err) {
+    throw svcError(Errors.CONFIG_FILE, file, `cannot import: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const builder = toRouteBuilder(mod.default);
+  if (!builder) throw svcError(Errors.CONFIG_FILE, file, 'the default export must be a RouteBuilder subclass or instance');
+  await builder.applyTo(config, file);
+}
+
+export function toRouteBuilder(value: unknown): RouteBuilder | undefined {
+  if (value instanceof RouteBuilder) return value;
+  if (typeof value === 'function' && value.prototype instanceof RouteBuilder) return new (value as new () => RouteBuilder)();
+  // A builder from another copy of this package still works if it quacks like one.
+  if (typeof value === 'function' && typeof value.prototype?.applyTo === 'function') return new (value as new () => RouteBuilder)();
+  if (value && typeof (value as RouteBuilder).applyTo === 'function') return value as RouteBuilder;
+  return undefined;
+}

@@ -1,0 +1,194 @@
+// The configuration model and its one option table: every surface (YAML, XML, properties, env, fluent)
+// sets options through `setOption`, so types, allowed values and error messages are the same everywhere.
+import { Errors, svcError } from '../errors.js';
+import type { RouteDefinition } from '../routes/steps.js';
+
+type OptionType =
+  | { kind: 'string' }
+  | { kind: 'path' }
+  | { kind: 'boolean' }
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'int'; min: number; max: number }
+  | { kind: 'duration' }
+  | { kind: 'size' };
+
+const str = { kind: 'string' } as const;
+const path = { kind: 'path' } as const;
+const bool = { kind: 'boolean' } as const;
+const duration = { kind: 'duration' } as const;
+const enumOf = (...values: string[]): OptionType => ({ kind: 'enum', values });
+
+export const OPTION_TABLE = {
+  rest: {
+    contextPath: path,
+    clientRequestValidation: bool,
+    clientResponseValidation: bool,
+    bindingMode: enumOf('off', 'auto', 'json', 'xml', 'json_xml'),
+    bindingPackageScan: str,
+    apiContextPath: path,
+    hostNameResolver: enumOf('localIp', 'none'),
+    component: str,
+  },
+  openApi: {
+    specification: str,
+    missingOperation: enumOf('fail', 'ignore', 'mock'),
+    apiContextPath: path,
+    mockIncludePattern: str,
+  },
+  server: {
+    host: str,
+    port: { kind: 'int', min: 0, max: 65535 },
+    maxBodySize: { kind: 'size' },
+    headersTimeout: duration,
+    requestTimeout: duration,
+    keepAliveTimeout: duration,
+    shutdownTimeout: duration,
+    workers: { kind: 'int', min: 1, max: 64 },
+  },
+} as const satisfies Record<string, Record<string, OptionType>>;
+
+export type Section = keyof typeof OPTION_TABLE;
+
+export interface RestOptions {
+  contextPath?: string;
+  clientRequestValidation?: boolean;
+  clientResponseValidation?: boolean;
+  bindingMode?: 'off' | 'auto' | 'json' | 'xml' | 'json_xml';
+  bindingPackageScan?: string;
+  apiContextPath?: string;
+  hostNameResolver?: 'localIp' | 'none';
+  component?: string;
+}
+
+export interface OpenApiOptions {
+  specification?: string;
+  missingOperation?: 'fail' | 'ignore' | 'mock';
+  apiContextPath?: string;
+  mockIncludePattern?: string;
+}
+
+export interface ServerOptions {
+  host: string;
+  port: number;
+  maxBodySize: number;
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  shutdownTimeout: number;
+  workers: number;
+}
+
+export const SERVER_DEFAULTS: ServerOptions = {
+  host: '0.0.0.0',
+  port: 8080,
+  maxBodySize: 1024 * 1024,
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  shutdownTimeout: 10_000,
+  workers: 1,
+};
+
+export interface FacadeConfig {
+  rest: RestOptions;
+  openApi: OpenApiOptions;
+  server: Partial<ServerOptions>;
+  /** `svc.component.rest-openapi.base-path`. */
+  componentBasePath?: string;
+  /** Rest configuration `endpointProperty` entries (e.g. `oauthProfile`). */
+  endpointProperties: Record<string, string>;
+  /** `svc.oauth.<profile>.<key>`. */
+  oauth: Record<string, Record<string, string>>;
+  routes: RouteDefinition[];
+  /** Directory the specification (and mock folder, binding scan) is resolved from. */
+  baseDir: string;
+  /** `--dev`: `missingOperation` defaults to `mock`. */
+  dev: boolean;
+  /** Classes for body binding passed by embedders (SPEC §9). */
+  bindingClasses: Function[];
+}
+
+export function emptyConfig(baseDir: string = process.cwd()): FacadeConfig {
+  return { rest: {}, openApi: {}, server: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
+}
+
+/** Finds the canonical option name for camelCase, kebab-case or SNAKE_CASE spellings; undefined if unknown. */
+export function canonicalOption(section: Section, name: string): string | undefined {
+  const wanted = name.replace(/[-_]/g, '').toLowerCase();
+  return Object.keys(OPTION_TABLE[section]).find((k) => k.toLowerCase() === wanted);
+}
+
+export function allowedOptions(section: Section): string {
+  return Object.keys(OPTION_TABLE[section]).join(', ');
+}
+
+/** Validates, coerces and stores one option. `source` names the file (or surface) for error messages. */
+export function setOption(config: FacadeConfig, section: Section, name: string, value: unknown, source: string): void {
+  const key = canonicalOption(section, name);
+  if (!key) throw svcError(Errors.CONFIG_UNKNOWN, source, qualified(section, name), allowedOptions(section));
+  const type = (OPTION_TABLE[section] as Record<string, OptionType>)[key]!;
+  const coerced = coerce(type, value);
+  if (coerced === undefined) throw svcError(Errors.CONFIG_INVALID, source, qualified(section, key), JSON.stringify(value) ?? String(value), describe(type));
+  (config[section] as Record<string, unknown>)[key] = coerced;
+}
+
+function qualified(section: Section, name: string): string {
+  return section === 'rest' ? name : `${section}.${name}`;
+}
+
+function describe(type: OptionType): string {
+  switch (type.kind) {
+    case 'enum':
+      return type.values.join(', ');
+    case 'boolean':
+      return 'true, false';
+    case 'int':
+      return `an integer from ${type.min} to ${type.max}`;
+    case 'duration':
+      return 'milliseconds, or a number with ms, s or m (e.g. 10s)';
+    case 'size':
+      return 'bytes, or a number with KB, KiB, MB or MiB';
+    case 'path':
+      return 'a path starting with /';
+    default:
+      return 'a string';
+  }
+}
+
+function coerce(type: OptionType, value: unknown): unknown {
+  switch (type.kind) {
+    case 'string':
+      return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+    case 'path':
+      return typeof value === 'string' && (value === '' || value.startsWith('/')) ? value : undefined;
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === 'false') return value === 'true';
+      return undefined;
+    case 'enum': {
+      // Camel spells enum values in any case (`JSON`, `Mock`); we accept that and store ours.
+      const match = type.values.find((v) => v.toLowerCase() === String(value).toLowerCase());
+      return typeof value === 'string' ? match : undefined;
+    }
+    case 'int': {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+      return Number.isInteger(n) && n >= type.min && n <= type.max ? n : undefined;
+    }
+    case 'duration':
+      return withUnit(value, { '': 1, ms: 1, s: 1000, m: 60_000 });
+    case 'size':
+      return withUnit(value, { '': 1, b: 1, kb: 1000, kib: 1024, mb: 1_000_000, mib: 1024 * 1024 });
+  }
+}
+
+function withUnit(value: unknown, units: Record<string, number>): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? value : undefined;
+  if (typeof value !== 'string') return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
+  const factor = m ? units[(m[2] ?? '').toLowerCase()] : undefined;
+  return m && factor !== undefined ? Math.round(Number(m[1]) * factor) : undefined;
+}
+
+export function resolvedServerOptions(config: FacadeConfig): ServerOptions {
+  return { ...SERVER_DEFAULTS, ...config.server };
+}

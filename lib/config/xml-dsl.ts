@@ -1,0 +1,89 @@
+// The XML DSL (SPEC §12): root <svc> with <restConfiguration>, <rest><openApi/></rest> and <route>s.
+// Parsed with saxes into a small element tree; DOCTYPEs are refused, so no entity is ever expanded.
+import { SaxesParser } from 'saxes';
+import { Errors, svcError } from '../errors.js';
+import { type FacadeConfig } from './model.js';
+import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
+import { applyConsumerUri, applyOpenApi, applyRestConfiguration, routeDefinition } from './yaml-dsl.js';
+
+interface Element {
+  name: string;
+  attributes: Record<string, string>;
+  children: Element[];
+  text: string;
+}
+
+export function parseElementTree(text: string, file: string): Element {
+  const parser = new SaxesParser({ xmlns: false });
+  const root: Element = { name: '#document', attributes: {}, children: [], text: '' };
+  const stack: Element[] = [root];
+  const fail = (reason: string): never => {
+    throw svcError(Errors.CONFIG_FILE, file, `not valid XML: ${reason}`);
+  };
+  parser.on('error', (err) => fail(err.message));
+  parser.on('doctype', () => fail('DOCTYPE declarations are not allowed'));
+  parser.on('opentag', (tag) => {
+    const el: Element = { name: localName(tag.name), attributes: {}, children: [], text: '' };
+    for (const [k, v] of Object.entries(tag.attributes)) el.attributes[localName(k)] = typeof v === 'string' ? v : (v as { value: string }).value;
+    stack[stack.length - 1]!.children.push(el);
+    stack.push(el);
+  });
+  parser.on('closetag', () => void stack.pop());
+  parser.on('text', (t) => (stack[stack.length - 1]!.text += t));
+  parser.on('cdata', (t) => (stack[stack.length - 1]!.text += t));
+  parser.write(text).close();
+  const top = root.children[0];
+  return top ?? fail('no root element');
+}
+
+function localName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon === -1 ? name : name.slice(colon + 1);
+}
+
+export function applyXmlDsl(config: FacadeConfig, text: string, file: string, lookup: PropertyLookup): void {
+  const root = resolvePlaceholders(parseElementTree(text, file), lookup, file);
+  const items = root.name === 'svc' || root.name === 'routes' || root.name === 'camel' ? root.children : [root];
+  for (const el of items) {
+    switch (el.name) {
+      case 'restConfiguration': {
+        const endpointProperty = el.children.filter((c) => c.name === 'endpointProperty').map((c) => ({ key: c.attributes.key, value: c.attributes.value }));
+        applyRestConfiguration(config, { ...coerceAttributes(el.attributes), ...(endpointProperty.length ? { endpointProperty } : {}) }, file);
+        break;
+      }
+      case 'rest':
+        for (const child of el.children) {
+          if (child.name !== 'openApi') throw svcError(Errors.CONFIG_UNKNOWN, file, `rest/${child.name}`, 'openApi');
+          applyOpenApi(config, child.attributes, file);
+        }
+        break;
+      case 'route':
+        applyRoute(config, el, file);
+        break;
+      default:
+        throw svcError(Errors.CONFIG_UNKNOWN, file, `<${el.name}>`, 'restConfiguration, rest, route');
+    }
+  }
+}
+
+function coerceAttributes(attrs: Record<string, string>): Record<string, unknown> {
+  // XML attributes are strings; booleans are accepted as 'true'/'false' by setOption already.
+  return { ...attrs };
+}
+
+function applyRoute(config: FacadeConfig, el: Element, file: string): void {
+  const [from, ...steps] = el.children;
+  if (!from || from.name !== 'from' || !from.attributes.uri) throw svcError(Errors.CONFIG_FILE, file, '<route> must start with <from uri="..."/>');
+  const uri = from.attributes.uri;
+  if (uri.startsWith('rest-openapi:')) return applyConsumerUri(config, uri, file);
+  config.routes.push(routeDefinition(uri, steps.map(stepObject), file));
+}
+
+/** Turns `<setBody><simple>x</simple></setBody>` into the YAML DSL's `{setBody: {simple: 'x'}}`. */
+function stepObject(el: Element): Record<string, unknown> {
+  const value: Record<string, unknown> = { ...el.attributes };
+  for (const child of el.children) value[child.name] = child.text;
+  if (el.name === 'log' && value.message === undefined) value.message = el.text.trim();
+  if (el.name === 'removeHeader' && value.name === undefined && value.headerName !== undefined) value.name = value.headerName;
+  return { [el.name]: value };
+}

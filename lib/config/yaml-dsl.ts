@@ -1,0 +1,156 @@
+// The YAML DSL (Camel's YAML DSL shape, SPEC §12): a list of restConfiguration, rest, route and from items.
+import { dirname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { Errors, svcError } from '../errors.js';
+import type { Expression, RouteDefinition, StepDefinition } from '../routes/steps.js';
+import { setOption, type FacadeConfig } from './model.js';
+import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
+
+const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from'];
+const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to'];
+const EXPRESSIONS = ['constant', 'simple', 'json'];
+
+type Obj = Record<string, unknown>;
+
+export function applyYamlDsl(config: FacadeConfig, text: string, file: string, lookup: PropertyLookup): void {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text, { maxAliasCount: 100 });
+  } catch (err) {
+    throw svcError(Errors.CONFIG_FILE, file, `not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (parsed === null || parsed === undefined) return;
+  const items = Array.isArray(parsed) ? parsed : [parsed];
+  for (const raw of resolvePlaceholders(items, lookup, file)) {
+    if (!isObj(raw)) throw svcError(Errors.CONFIG_FILE, file, `each top-level item must be one of ${TOP_LEVEL.join(', ')}`);
+    for (const [key, value] of Object.entries(raw)) applyItem(config, key, value, file);
+  }
+}
+
+function applyItem(config: FacadeConfig, key: string, value: unknown, file: string): void {
+  switch (key) {
+    case 'restConfiguration':
+      return applyRestConfiguration(config, expectObj(value, file, key), file);
+    case 'rest':
+      return applyRest(config, expectObj(value, file, key), file);
+    case 'route': {
+      const route = expectObj(value, file, key);
+      return applyFrom(config, expectObj(route.from, file, 'route.from'), file);
+    }
+    case 'from':
+      return applyFrom(config, expectObj(value, file, key), file);
+    default:
+      throw svcError(Errors.CONFIG_UNKNOWN, file, key, TOP_LEVEL.join(', '));
+  }
+}
+
+export function applyRestConfiguration(config: FacadeConfig, rc: Obj, file: string): void {
+  for (const [key, value] of Object.entries(rc)) {
+    if (key === 'endpointProperty' || key === 'endpointProperties') {
+      for (const entry of Array.isArray(value) ? value : [value]) {
+        if (!isObj(entry) || typeof entry.key !== 'string' || entry.value === undefined) {
+          throw svcError(Errors.CONFIG_INVALID, file, 'endpointProperty', JSON.stringify(entry), 'a list of {key, value}');
+        }
+        config.endpointProperties[entry.key] = String(entry.value);
+      }
+    } else {
+      setOption(config, 'rest', key, value, file);
+    }
+  }
+}
+
+function applyRest(config: FacadeConfig, rest: Obj, file: string): void {
+  for (const [key, value] of Object.entries(rest)) {
+    if (key !== 'openApi') throw svcError(Errors.CONFIG_UNKNOWN, file, `rest.${key}`, 'openApi');
+    applyOpenApi(config, expectObj(value, file, 'rest.openApi'), file);
+  }
+}
+
+export function applyOpenApi(config: FacadeConfig, openApi: Obj, file: string): void {
+  for (const [key, value] of Object.entries(openApi)) setOption(config, 'openApi', key, value, file);
+  if (openApi.specification !== undefined) config.baseDir = dirname(file);
+}
+
+function applyFrom(config: FacadeConfig, from: Obj, file: string): void {
+  const uri = from.uri;
+  if (typeof uri !== 'string') throw svcError(Errors.CONFIG_INVALID, file, 'from.uri', JSON.stringify(uri), 'direct:<operationId> or rest-openapi:<specification>');
+  if (uri.startsWith('rest-openapi:')) return applyConsumerUri(config, uri, file);
+  if (!uri.startsWith('direct:') || uri.length === 'direct:'.length) {
+    throw svcError(Errors.CONFIG_INVALID, file, 'from.uri', uri, 'direct:<operationId> or rest-openapi:<specification>');
+  }
+  const steps = from.steps ?? [];
+  if (!Array.isArray(steps)) throw svcError(Errors.STEP_INVALID, file, `${uri}: steps must be a list`);
+  config.routes.push(routeDefinition(uri, steps, file));
+}
+
+export function routeDefinition(uri: string, steps: unknown[], file: string): RouteDefinition {
+  return { from: uri, source: file, steps: steps.map((s) => parseStep(s, `${file} (${uri})`)) };
+}
+
+/** `rest-openapi:<spec>?consumerComponentName=x&oauthProfile=y` (SPEC §11). */
+export function applyConsumerUri(config: FacadeConfig, uri: string, file: string): void {
+  const rest = uri.slice('rest-openapi:'.length);
+  const q = rest.indexOf('?');
+  const spec = q === -1 ? rest : rest.slice(0, q);
+  if (spec.includes('#')) throw svcError(Errors.CONFIG_INVALID, file, 'from.uri', uri, 'a rest-openapi URI without #operationId (the consumer serves the whole contract)');
+  if (spec) applyOpenApi(config, { specification: spec }, file);
+  for (const [key, value] of new URLSearchParams(q === -1 ? '' : rest.slice(q + 1))) {
+    if (key === 'consumerComponentName') setOption(config, 'rest', 'component', value, file);
+    else if (key === 'oauthProfile') config.endpointProperties.oauthProfile = value;
+    else if (key === 'missingOperation' || key === 'apiContextPath' || key === 'mockIncludePattern') setOption(config, 'openApi', key, value, file);
+    else throw svcError(Errors.CONFIG_UNKNOWN, file, `${key} (in ${uri})`, 'consumerComponentName, oauthProfile, missingOperation, apiContextPath, mockIncludePattern');
+  }
+}
+
+function parseStep(raw: unknown, where: string): StepDefinition {
+  if (!isObj(raw) || Object.keys(raw).length !== 1) throw svcError(Errors.STEP_INVALID, where, `each step is an object with one of ${STEPS.join(', ')}`);
+  const [kind, value] = Object.entries(raw)[0]!;
+  switch (kind) {
+    case 'setBody':
+      return { kind, expression: parseExpression(value, where, kind) };
+    case 'setHeader':
+    case 'setProperty':
+      return { kind, name: expectName(value, where, kind), expression: parseExpression(value, where, kind) };
+    case 'removeHeader':
+      return { kind, name: typeof value === 'string' ? value : expectName(value, where, kind) };
+    case 'log': {
+      if (typeof value === 'string') return { kind, message: value };
+      const obj = expectObj(value, where, kind);
+      if (typeof obj.message !== 'string') throw svcError(Errors.STEP_INVALID, where, 'log needs a message');
+      return { kind, message: obj.message, loggerName: typeof obj.logName === 'string' ? obj.logName : undefined };
+    }
+    case 'to': {
+      const uri = typeof value === 'string' ? value : isObj(value) ? value.uri : undefined;
+      if (typeof uri !== 'string' || !/^(direct:.+|log:.+|https?:\/\/.+)$/i.test(uri)) {
+        throw svcError(Errors.STEP_INVALID, where, `to needs a uri: direct:<name>, log:<name>, http:// or https:// (got ${JSON.stringify(uri)})`);
+      }
+      return { kind, uri };
+    }
+    default:
+      throw svcError(Errors.STEP_INVALID, where, `unknown step ${kind}; allowed: ${STEPS.join(', ')} (use the fluent API for process)`);
+  }
+}
+
+function parseExpression(value: unknown, where: string, step: string): Expression {
+  const obj = isObj(value) && isObj(value.expression) ? value.expression : value;
+  if (isObj(obj)) {
+    if ('constant' in obj) return { constant: obj.constant };
+    if ('simple' in obj) return { simple: String(obj.simple) };
+    if ('json' in obj) return { json: obj.json };
+  }
+  throw svcError(Errors.STEP_INVALID, where, `${step} needs an expression: ${EXPRESSIONS.join(', ')}`);
+}
+
+function expectName(value: unknown, where: string, step: string): string {
+  if (isObj(value) && typeof value.name === 'string' && value.name !== '') return value.name;
+  throw svcError(Errors.STEP_INVALID, where, `${step} needs a name`);
+}
+
+function expectObj(value: unknown, file: string, what: string): Obj {
+  if (!isObj(value)) throw svcError(Errors.CONFIG_FILE, file, `${what} must be a mapping`);
+  return value;
+}
+
+function isObj(value: unknown): value is Obj {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,16 @@
+// Query parameter defaults from the contract, applied to exchanges that lack them (SPEC §4).
+import type { Contract } from './load.js';
+import type { Operation } from './operations.js';
+
+export function compileQueryDefaults(op: Operation, contract: Contract): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  for (const p of op.parameters) {
+    if (p.in !== 'query' || p.schema === undefined) continue;
+    const schema = contract.refs.deref<Record<string, unknown> | null>(p.schema, p.uri).value;
+    if (schema && typeof schema === 'object' && schema.default !== undefined) {
+      const d = schema.default;
+      out.push([p.name, d !== null && typeof d === 'object' ? d : String(d)]);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,157 @@
+// Our own $ref resolver. It only follows references where the caller asks (reference positions), so
+// `$ref` keys inside example values are never fetched, and it never pre-expands, so circular schemas load.
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Errors, svcError } from '../errors.js';
+import { parseDocument } from './parse.js';
+
+/** A value together with the URI of the document it was found in (relative refs resolve against it). */
+export interface Located<T = unknown> {
+  value: T;
+  uri: string;
+}
+
+const MAX_HOPS = 64;
+
+export class RefResolver {
+  private readonly docs = new Map<string, unknown>();
+  private readonly rootDir: string | undefined;
+  private idIndex: Map<string, Located> | undefined;
+
+  constructor(readonly rootUri: string, rootDoc: unknown, readonly dialect: '3.0' | '3.1') {
+    this.docs.set(rootUri, rootDoc);
+    this.rootDir = isUrl(rootUri) ? undefined : dirname(rootUri);
+  }
+
+  get root(): unknown {
+    return this.docs.get(this.rootUri);
+  }
+
+  /** Follows a chain of `$ref`s starting at `value` (found in document `uri`). Non-refs come back as they are. */
+  deref<T = unknown>(value: unknown, uri: string = this.rootUri): Located<T> {
+    let current: Located = { value, uri };
+    for (let hops = 0; isRef(current.value); hops++) {
+      if (hops >= MAX_HOPS) throw svcError(Errors.SPEC_REF, (current.value as { $ref: string }).$ref, current.uri, 'reference chain is circular');
+      current = this.resolveRef((current.value as { $ref: string }).$ref, current.uri);
+    }
+    return current as Located<T>;
+  }
+
+  /** Resolves one `$ref` string relative to the document `uri`. */
+  resolveRef(ref: string, uri: string): Located {
+    const hash = ref.indexOf('#');
+    const target = hash === -1 ? ref : ref.slice(0, hash);
+    const fragment = hash === -1 ? '' : ref.slice(hash + 1);
+    let docUri = uri;
+    if (target !== '') {
+      docUri = this.documentUri(target, uri, ref);
+      if (!this.docs.has(docUri)) {
+        const byId = this.dialect === '3.1' ? this.findById(target, uri) : undefined;
+        if (byId && fragment === '') return byId;
+        if (!byId) this.docs.set(docUri, this.readDocument(docUri, ref, uri));
+      }
+    }
+    const doc = this.docs.get(docUri);
+    if (fragment === '' || fragment === '/') return { value: doc, uri: docUri };
+    if (!fragment.startsWith('/')) {
+      // 3.1 plain-name fragment (`#foo` anchors) are looked up through the $id/$anchor index.
+      const anchored = this.dialect === '3.1' ? this.findById(`${docUri}#${fragment}`, uri) : undefined;
+      if (anchored) return anchored;
+      throw svcError(Errors.SPEC_REF, ref, uri, 'fragment is not a JSON pointer');
+    }
+    return { value: evaluatePointer(doc, fragment, ref, uri), uri: docUri };
+  }
+
+  private documentUri(target: string, base: string, ref: string): string {
+    if (isUrl(target)) return target;
+    if (isUrl(base)) return new URL(target, base).href;
+    if (target.startsWith('file:')) return target.startsWith('file://') ? fileURLToPath(target) : target.slice(5);
+    const path = isAbsolute(target) ? target : resolve(dirname(base), decodeURIComponent(target));
+    // A relative ref may not read outside the contract's own directory tree (SPEC §2).
+    if (this.rootDir && !isAbsolute(target)) {
+      const rel = relative(this.rootDir, path);
+      if (rel.startsWith('..') || isAbsolute(rel)) throw svcError(Errors.SPEC_REF, ref, base, 'it points outside the contract directory');
+    } else if (isAbsolute(target)) {
+      throw svcError(Errors.SPEC_REF, ref, base, 'absolute paths must be written as file: URLs');
+    }
+    return path;
+  }
+
+  private readDocument(docUri: string, ref: string, base: string): unknown {
+    if (isUrl(docUri)) throw svcError(Errors.SPEC_REF, ref, base, 'remote references are not fetched');
+    let text: string;
+    try {
+      text = readFileSync(docUri, 'utf8');
+    } catch (err) {
+      throw svcError(Errors.SPEC_REF, ref, base, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message);
+    }
+    try {
+      return parseDocument(text);
+    } catch (err) {
+      throw svcError(Errors.SPEC_REF, ref, base, (err as Error).message);
+    }
+  }
+
+  /** 3.1 `$id`/`$anchor` lookup; the index is built on first use only. */
+  private findById(id: string, base: string): Located | undefined {
+    if (!this.idIndex) {
+      this.idIndex = new Map();
+      for (const [uri, doc] of this.docs) indexIds(doc, uri, this.idIndex, new Set());
+    }
+    const absolute = isUrl(base) || isUrl(id) ? safeUrl(id, base) : id;
+    return this.idIndex.get(id) ?? (absolute ? this.idIndex.get(absolute) : undefined);
+  }
+}
+
+function indexIds(node: unknown, uri: string, index: Map<string, Located>, seen: Set<unknown>): void {
+  if (node === null || typeof node !== 'object' || seen.has(node)) return;
+  seen.add(node);
+  const obj = node as Record<string, unknown>;
+  let scope = uri;
+  if (typeof obj.$id === 'string') {
+    scope = safeUrl(obj.$id, uri) ?? obj.$id;
+    index.set(obj.$id, { value: node, uri });
+    index.set(scope, { value: node, uri });
+  }
+  if (typeof obj.$anchor === 'string') index.set(`${scope}#${obj.$anchor}`, { value: node, uri });
+  for (const key in obj) indexIds(obj[key], uri, index, seen);
+}
+
+export function isRef(value: unknown): value is { $ref: string } {
+  return value !== null && typeof value === 'object' && typeof (value as { $ref?: unknown }).$ref === 'string';
+}
+
+function isUrl(s: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(s) && !s.startsWith('file:');
+}
+
+function safeUrl(id: string, base: string): string | undefined {
+  try {
+    return new URL(id, isUrl(base) ? base : `file://${base}`).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** RFC 6901 pointer, given as a URI fragment (percent-decoded first). */
+export function evaluatePointer(doc: unknown, fragment: string, ref: string, uri: string): unknown {
+  let node = doc;
+  const decoded = safeDecode(fragment);
+  for (const raw of decoded.slice(1).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, token)) {
+      throw svcError(Errors.SPEC_REF, ref, uri, `no value at ${decoded}`);
+    }
+    node = (node as Record<string, unknown>)[token];
+  }
+  return node;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

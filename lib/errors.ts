@@ -1,0 +1,111 @@
+// The one catalogue of every error svc-facade itself produces: a stable code, a status (HTTP errors) or an
+// exit code (startup errors), and a message template where `%s` takes the arguments in order.
+import { STATUS_CODES } from 'node:http';
+
+export interface ErrorDef {
+  readonly code: string;
+  /** HTTP status for request-time errors; 500 for startup errors (never sent). */
+  readonly status: number;
+  readonly message: string;
+  /** Process exit code when this error stops startup. */
+  readonly exitCode?: number;
+}
+
+/** One violation listed in a problem body's `errors` array (SPEC §6). */
+export interface Violation {
+  in: 'body' | 'query' | 'path' | 'header' | 'cookie';
+  name: string;
+  pointer: string;
+  message: string;
+}
+
+const def = (code: string, status: number, message: string, exitCode?: number): ErrorDef =>
+  exitCode === undefined ? { code, status, message } : { code, status, message, exitCode };
+
+export const Errors = {
+  // ---- request time (problem+json bodies) ----
+  NOT_FOUND: def('SVC_NOT_FOUND', 404, 'No operation of the contract matches this path.'),
+  METHOD_NOT_ALLOWED: def('SVC_METHOD_NOT_ALLOWED', 405, 'The path does not declare this method.'),
+  BODY_TOO_LARGE: def('SVC_BODY_TOO_LARGE', 413, 'The request body exceeds the limit of %s bytes.'),
+  BODY_ABORTED: def('SVC_BODY_ABORTED', 400, 'The request body could not be read.'),
+  UNSUPPORTED_MEDIA_TYPE: def('SVC_UNSUPPORTED_MEDIA_TYPE', 415, 'The content type %s is not declared for this operation.'),
+  NOT_ACCEPTABLE: def('SVC_NOT_ACCEPTABLE', 406, 'None of the declared response media types satisfies the Accept header.'),
+  REQUEST_INVALID: def('SVC_REQUEST_INVALID', 400, '%s'),
+  BODY_MISSING: def('SVC_BODY_MISSING', 400, 'The request body is missing.'),
+  QUERY_MISSING: def('SVC_QUERY_MISSING', 400, 'Some of the required query parameters are missing.'),
+  HEADERS_MISSING: def('SVC_HEADERS_MISSING', 400, 'Some of the required HTTP headers are missing.'),
+  INVALID_JSON: def('SVC_INVALID_JSON', 400, 'Invalid JSon payload.'),
+  INVALID_XML: def('SVC_INVALID_XML', 400, 'Invalid XML payload.'),
+  INVALID_RESPONSE: def('SVC_INVALID_RESPONSE', 500, 'Invalid response JSon payload.'),
+  ROUTE_FAILED: def('SVC_ROUTE_FAILED', 500, 'The route for this operation failed.'),
+  BACKEND_FAILED: def('SVC_BACKEND_FAILED', 502, 'The backend %s could not be reached.'),
+  NO_ROUTE: def('SVC_NO_ROUTE', 500, 'No consumer on endpoint direct:%s.'),
+  UNAUTHORIZED: def('SVC_UNAUTHORIZED', 401, '%s'),
+  TOKEN_REQUEST_INVALID: def('SVC_TOKEN_REQUEST_INVALID', 400, '%s'),
+  KEYS_UNAVAILABLE: def('SVC_KEYS_UNAVAILABLE', 503, 'The key source for token validation is unavailable.'),
+
+  // ---- startup (exit code 1: the contract or routes; exit code 2: the command line or config surface) ----
+  SPEC_LOAD: def('SVC_SPEC_LOAD', 500, 'The given OpenApi specification cannot be loaded from: %s. %s', 1),
+  SPEC_REF: def('SVC_SPEC_REF', 500, 'Cannot resolve $ref %s in %s: %s', 1),
+  SPEC_MISSING: def('SVC_SPEC_MISSING', 500, 'No OpenAPI specification is configured: set rest.openApi.specification (or svc.rest.openApi.specification).', 1),
+  UNMAPPED_OPERATIONS: def('SVC_UNMAPPED_OPERATIONS', 500, 'OpenAPI specification has %s unmapped operations to corresponding routes:%s', 1),
+  DUPLICATE_OPERATION_ID: def('SVC_DUPLICATE_OPERATION_ID', 500, 'Duplicate operationId %s: %s and %s', 1),
+  DUPLICATE_ROUTE: def('SVC_DUPLICATE_ROUTE', 500, 'Two routes consume from %s (%s and %s)', 1),
+  CONFIG_INVALID: def('SVC_CONFIG_INVALID', 500, '%s: option %s has invalid value %s; allowed: %s', 2),
+  CONFIG_UNKNOWN: def('SVC_CONFIG_UNKNOWN', 500, '%s: unknown option %s; allowed: %s', 2),
+  CONFIG_FILE: def('SVC_CONFIG_FILE', 500, '%s: %s', 2),
+  CLI_USAGE: def('SVC_CLI_USAGE', 500, '%s', 2),
+  STEP_INVALID: def('SVC_STEP_INVALID', 500, '%s: %s', 2),
+  OAUTH_UNSUPPORTED: def('SVC_OAUTH_UNSUPPORTED', 500, 'The oauthProfile option is not supported by the resolved consumer component (%s); select a consumer component that enforces oauthProfile', 1),
+  UNKNOWN_COMPONENT: def('SVC_UNKNOWN_COMPONENT', 500, 'No consumer component named %s', 1),
+  OAUTH_PROFILE: def('SVC_OAUTH_PROFILE', 500, 'OAuth profile %s: %s', 1),
+  BINDING_SCAN: def('SVC_BINDING_SCAN', 500, 'bindingPackageScan %s: %s', 1),
+  LISTEN_FAILED: def('SVC_LISTEN_FAILED', 500, 'Cannot listen on %s:%s: %s', 1),
+} as const satisfies Record<string, ErrorDef>;
+
+export type ErrorName = keyof typeof Errors;
+
+export class SvcError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly exitCode: number;
+  readonly errors: Violation[] | undefined;
+
+  constructor(d: ErrorDef, args: readonly unknown[] = [], errors?: Violation[]) {
+    super(format(d.message, args));
+    this.name = 'SvcError';
+    this.code = d.code;
+    this.status = d.status;
+    this.exitCode = d.exitCode ?? 1;
+    this.errors = errors;
+  }
+}
+
+export function svcError(d: ErrorDef, ...args: unknown[]): SvcError {
+  return new SvcError(d, args);
+}
+
+function format(template: string, args: readonly unknown[]): string {
+  let i = 0;
+  return template.replace(/%s/g, () => (i < args.length ? String(args[i++]) : '%s'));
+}
+
+export interface ProblemBody {
+  type: 'about:blank';
+  title: string;
+  status: number;
+  detail: string;
+  errors?: Violation[];
+}
+
+/** RFC 9457 body for a status and detail text. */
+export function problemBody(status: number, detail: string, errors?: Violation[]): ProblemBody {
+  const body: ProblemBody = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail };
+  if (errors && errors.length > 0) body.errors = errors;
+  return body;
+}
+
+/** Serialized problem body for a catalogue entry that takes no arguments; computed once. */
+export function staticProblem(d: ErrorDef): Buffer {
+  return Buffer.from(JSON.stringify(problemBody(d.status, d.message)));
+}

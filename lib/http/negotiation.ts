@@ -1,0 +1,106 @@
+// Content negotiation: Accept parsing with q-values and wildcards (RFC 9110 §12.5.1), and Content-Type
+// matching against declared media types. Offers are compiled once per operation; Accept strings are cached.
+
+export interface MediaRange {
+  type: string;
+  subtype: string;
+  q: number;
+  /** 0 for `*\/*`, 1 for `type/*`, 2 for `type/subtype`, +1 with parameters. */
+  specificity: number;
+  params: string;
+}
+
+/** `type/subtype` lower-cased, parameters dropped. */
+export function essence(mediaType: string): string {
+  const semi = mediaType.indexOf(';');
+  return (semi === -1 ? mediaType : mediaType.slice(0, semi)).trim().toLowerCase();
+}
+
+export function parseAccept(header: string): MediaRange[] {
+  const out: MediaRange[] = [];
+  for (const part of header.split(',')) {
+    const [range = '', ...paramParts] = part.split(';');
+    const [type = '', subtype = ''] = range.trim().toLowerCase().split('/');
+    if (!type || !subtype) continue;
+    let q = 1;
+    const params: string[] = [];
+    for (const p of paramParts) {
+      const [k = '', v = ''] = p.split('=').map((s) => s.trim());
+      if (k.toLowerCase() === 'q') {
+        const n = Number(v);
+        q = Number.isFinite(n) ? Math.min(Math.max(n, 0), 1) : 1;
+      } else if (k) params.push(`${k.toLowerCase()}=${v.replace(/^"|"$/g, '')}`);
+    }
+    const specificity = (type === '*' ? 0 : subtype === '*' ? 1 : 2) + (params.length > 0 ? 1 : 0);
+    out.push({ type, subtype, q, specificity, params: params.join(';') });
+  }
+  return out;
+}
+
+function rangeMatches(range: MediaRange, type: string, subtype: string): boolean {
+  return (range.type === '*' || range.type === type || type === '*') && (range.subtype === '*' || range.subtype === subtype || subtype === '*');
+}
+
+/** The q-value the Accept ranges give a media type: that of the most specific matching range, 0 if none. */
+function qualityOf(ranges: readonly MediaRange[], offer: string): number {
+  const [type = '', subtype = ''] = essence(offer).split('/');
+  let best: MediaRange | undefined;
+  for (const r of ranges) {
+    if (rangeMatches(r, type, subtype) && (!best || r.specificity > best.specificity)) best = r;
+  }
+  return best ? best.q : 0;
+}
+
+/**
+ * Picks the offered media type the client prefers: highest q, then the server's order. Returns undefined
+ * when nothing is acceptable (`q=0` excludes). A missing or empty Accept accepts the first offer.
+ */
+export function negotiateMediaType(accept: string | undefined, offers: readonly string[]): string | undefined {
+  if (offers.length === 0) return undefined;
+  if (accept === undefined || accept.trim() === '') return offers[0];
+  const ranges = parseAccept(accept);
+  if (ranges.length === 0) return offers[0];
+  let chosen: string | undefined;
+  let bestQ = 0;
+  for (const offer of offers) {
+    const q = qualityOf(ranges, offer);
+    if (q > bestQ) [chosen, bestQ] = [offer, q];
+  }
+  return chosen;
+}
+
+/** A negotiator bound to one operation's offers, remembering the last few Accept headers it saw. */
+export function compileNegotiator(offers: readonly string[]): (accept: string | undefined) => string | undefined {
+  const cache = new Map<string, string | undefined>();
+  const first = offers[0];
+  return (accept) => {
+    if (accept === undefined || accept === '') return first;
+    if (cache.has(accept)) return cache.get(accept);
+    const chosen = negotiateMediaType(accept, offers);
+    if (cache.size >= 64) cache.clear();
+    cache.set(accept, chosen);
+    return chosen;
+  };
+}
+
+/** Does a request Content-Type match a declared media type? Parameters and case ignored; wildcards honoured. */
+export function mediaTypeMatches(declared: string, actual: string): boolean {
+  const [dt = '', ds = ''] = essence(declared).split('/');
+  const [at = '', as = ''] = essence(actual).split('/');
+  return (dt === '*' || dt === at) && (ds === '*' || ds === as || (ds.startsWith('*+') && as.endsWith(ds.slice(1))));
+}
+
+/** The first declared media type matching a Content-Type, or undefined. */
+export function findDeclaredMediaType(declared: readonly string[], actual: string): string | undefined {
+  return declared.find((d) => mediaTypeMatches(d, actual));
+}
+
+export function isJsonMediaType(type: string): boolean {
+  const e = essence(type);
+  return e === 'application/json' || e.endsWith('+json') || e === 'text/json';
+}
+
+export function isXmlMediaType(type: string): boolean {
+  const e = essence(type);
+  return e === 'application/xml' || e === 'text/xml' || e.endsWith('+xml');
+}

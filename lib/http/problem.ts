@@ -1,0 +1,28 @@
+// Problem responses (RFC 9457, SPEC §6): every error the facade itself answers goes through here.
+import type { ServerResponse } from 'node:http';
+import { problemBody, type ErrorDef, type SvcError, type Violation } from '../errors.js';
+
+const PROBLEM_TYPE = 'application/problem+json';
+
+export function sendProblem(res: ServerResponse, status: number, detail: string, errors?: Violation[], headers?: Record<string, string>): void {
+  sendProblemBody(res, status, JSON.stringify(problemBody(status, detail, errors)), headers);
+}
+
+export function sendError(res: ServerResponse, err: SvcError, headers?: Record<string, string>): void {
+  sendProblem(res, err.status, err.message, err.errors, headers);
+}
+
+/** A catalogue entry without arguments, serialized once. */
+export function compileStaticProblem(d: ErrorDef): (res: ServerResponse, headers?: Record<string, string>) => void {
+  const body = JSON.stringify(problemBody(d.status, d.message));
+  return (res, headers) => sendProblemBody(res, d.status, body, headers);
+}
+
+function sendProblemBody(res: ServerResponse, status: number, body: string, headers?: Record<string, string>): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { ...headers, 'content-type': PROBLEM_TYPE, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}

@@ -1,0 +1,56 @@
+// Writes the exchange back as the HTTP response (SPEC §4): status from SvcHttpResponseCode, else 200/204;
+// Content-Type from the header, the binding, or the body's kind; only headers set by routes, never Svc*.
+import type { ServerResponse } from 'node:http';
+import { Errors, svcError } from '../errors.js';
+import { HeaderNames, type Exchange } from '../routes/exchange.js';
+
+const NEVER_SENT = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'host']);
+const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
+
+/** Turns a non-text body into bytes and a media type (binding, or JSON by default). */
+export type BodySerializer = (body: unknown, ex: Exchange) => { payload: string | Buffer; type: string };
+
+export const jsonSerializer: BodySerializer = (body) => ({ payload: JSON.stringify(body), type: 'application/json' });
+
+export function writeExchange(res: ServerResponse, ex: Exchange, serialize: BodySerializer = jsonSerializer): void {
+  const headers = ex.message.headers;
+  const body = ex.message.body;
+  let type = headers.get('content-type') as string | undefined;
+  let payload: string | Buffer | undefined;
+  if (body === undefined || body === null || body === '') payload = undefined;
+  else if (typeof body === 'string') {
+    payload = body;
+    type ??= 'text/plain; charset=utf-8';
+  } else if (Buffer.isBuffer(body) || body instanceof Uint8Array) {
+    payload = Buffer.isBuffer(body) ? body : Buffer.from(body);
+    type ??= 'application/octet-stream';
+  } else {
+    const out = serialize(body, ex);
+    payload = out.payload;
+    type ??= out.type;
+  }
+  const status = responseStatus(headers.get(RESPONSE_CODE), payload !== undefined);
+  const out: Record<string, string | string[] | number> = {};
+  for (const name of headers.writtenNames()) {
+    if (name.startsWith('svc') || NEVER_SENT.has(name)) continue;
+    const value = headers.get(name);
+    if (value === undefined || value === null) continue;
+    out[name] = Array.isArray(value) ? value.map(String) : String(value);
+  }
+  if (status === 204 || status === 304 || payload === undefined) {
+    res.writeHead(status, out);
+    res.end();
+    return;
+  }
+  out['content-type'] = type!;
+  out['content-length'] = Buffer.byteLength(payload);
+  res.writeHead(status, out);
+  res.end(payload);
+}
+
+function responseStatus(code: unknown, hasPayload: boolean): number {
+  if (code === undefined || code === null || code === '') return hasPayload ? 200 : 204;
+  const n = typeof code === 'number' ? code : Number(code);
+  if (!Number.isInteger(n) || n < 100 || n > 599) throw svcError(Errors.ROUTE_FAILED);
+  return n;
+}

@@ -1,0 +1,78 @@
+// The radix router compiled from the contract once at startup (find-my-way). All paths live in one tree
+// under a single method; each leaf holds the operations of every method, so 405 + Allow costs nothing extra.
+import FindMyWay from 'find-my-way';
+
+export interface Candidate<T> {
+  target: T;
+  /** Contract names of the path parameters, in order (router keys are p0, p1, ...). */
+  paramNames: string[];
+  /** `#name[=value]` from the path key: the query that selects this operation among same-path twins. */
+  queryDiscriminator: { name: string; value: string | undefined } | undefined;
+}
+
+export interface PathEntry<T> {
+  byMethod: Record<string, Candidate<T>[]>;
+  /** The `Allow` header value for 405 answers. */
+  allow: string;
+}
+
+export interface PathMatch<T> {
+  entry: PathEntry<T>;
+  params: Record<string, string | undefined>;
+}
+
+const ALLOW_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'];
+export const PARAM_KEYS = Array.from({ length: 64 }, (_, i) => `p${i}`);
+
+/** `/pet/{petId}` → `/pet/:p0` (and the names), escaping find-my-way's `:` in literal text. */
+export function toRouterPath(template: string): { path: string; paramNames: string[] } {
+  const paramNames: string[] = [];
+  let path = '';
+  let last = 0;
+  const re = /\{([^{}]+)\}/g;
+  for (let m = re.exec(template); m !== null; m = re.exec(template)) {
+    path += template.slice(last, m.index).replace(/:/g, '::') + `:${PARAM_KEYS[paramNames.length] ?? `p${paramNames.length}`}`;
+    paramNames.push(m[1]!);
+    last = m.index + m[0].length;
+  }
+  path += template.slice(last).replace(/:/g, '::');
+  return { path: path.startsWith('/') ? path : `/${path}`, paramNames };
+}
+
+export class Router<T> {
+  private readonly tree = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 8192 });
+  private readonly entries = new Map<string, PathEntry<T>>();
+
+  add(method: string, template: string, target: T, queryDiscriminator?: Candidate<T>['queryDiscriminator']): void {
+    const { path, paramNames } = toRouterPath(template);
+    const key = path.length > 1 ? path.replace(/\/+$/, '') : path;
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = { byMethod: Object.create(null) as Record<string, Candidate<T>[]>, allow: '' };
+      this.entries.set(key, entry);
+      this.tree.on('GET', key, () => {}, entry);
+    }
+    (entry.byMethod[method] ??= []).push({ target, paramNames, queryDiscriminator });
+    const methods = new Set(Object.keys(entry.byMethod));
+    if (methods.has('GET')) methods.add('HEAD');
+    entry.allow = ALLOW_ORDER.filter((m) => methods.has(m)).join(', ');
+  }
+
+  find(path: string): PathMatch<T> | undefined {
+    const found = this.tree.find('GET', path);
+    return found ? { entry: found.store as PathEntry<T>, params: found.params } : undefined;
+  }
+}
+
+/** Picks among same-method twins by their query discriminator; the one without a discriminator is the fallback. */
+export function pickCandidate<T>(candidates: readonly Candidate<T>[], query: string): Candidate<T> {
+  if (candidates.length === 1) return candidates[0]!;
+  const params = new URLSearchParams(query);
+  let fallback: Candidate<T> | undefined;
+  for (const c of candidates) {
+    const d = c.queryDiscriminator;
+    if (!d) fallback ??= c;
+    else if (params.has(d.name) && (d.value === undefined || params.get(d.name) === d.value)) return c;
+  }
+  return fallback ?? candidates[0]!;
+}

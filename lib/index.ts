@@ -1,0 +1,87 @@
+// Public API of svc-facade for embedders.
+import { loadConfigFiles, toRouteBuilder } from './config/load.js';
+import { emptyConfig, setOption, type FacadeConfig, type OpenApiOptions } from './config/model.js';
+import { applyEnvironment } from './config/env.js';
+import { applyProperty } from './config/properties.js';
+import { applyRestConfiguration } from './config/yaml-dsl.js';
+import { buildFacade, type Facade } from './facade.js';
+import type { Logger } from './log.js';
+import type { Exchange } from './routes/exchange.js';
+import type { StepDefinition } from './routes/steps.js';
+import { RouteBuilder } from './config/fluent.js';
+
+export { RouteBuilder, constant, simple, json } from './config/fluent.js';
+export type { Facade, ServedOperation, Disposition } from './facade.js';
+export { Exchange, Headers, HeaderNames, PropertyNames } from './routes/exchange.js';
+export type { Message } from './routes/exchange.js';
+export type { Expression, StepDefinition, RouteDefinition } from './routes/steps.js';
+export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions } from './config/model.js';
+export { Errors, SvcError } from './errors.js';
+export type { ErrorDef, Violation, ProblemBody } from './errors.js';
+export type { Operation, Parameter } from './contract/operations.js';
+export type { Logger } from './log.js';
+export { consoleLogger, silentLogger } from './log.js';
+export { negotiateMediaType } from './http/negotiation.js';
+
+/** A plain configuration object for embedders. */
+export interface FacadeObjectConfig extends OpenApiOptions {
+  restConfiguration?: Record<string, unknown>;
+  server?: Record<string, unknown>;
+  /** `svc.component.rest-openapi.base-path`. */
+  basePath?: string;
+  /** Routes by operation id (or `direct:<name>`): a function run as a `process` step, or a list of steps. */
+  routes?: Record<string, ((ex: Exchange) => unknown) | StepDefinition[]>;
+  bindingClasses?: Function[];
+  /** Directory the specification and mock folder are resolved from (default: the working directory). */
+  baseDir?: string;
+  /** Application properties (`svc.*` keys set options). */
+  properties?: Record<string, string>;
+}
+
+export type FacadeInput = string | readonly string[] | RouteBuilder | (new () => RouteBuilder) | FacadeObjectConfig;
+
+export interface CreateFacadeOptions {
+  logger?: Logger;
+  /** `--dev`: `missingOperation` defaults to `mock`. */
+  dev?: boolean;
+  /** Environment used for overrides (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Builds a facade from config files, a route builder, or a plain config object (SPEC §1). */
+export async function createFacade(input: FacadeInput, options: CreateFacadeOptions = {}): Promise<Facade> {
+  const config = await configFrom(input, options.env ?? process.env);
+  if (options.dev) config.dev = true;
+  return buildFacade(config, { logger: options.logger });
+}
+
+async function configFrom(input: FacadeInput, env: NodeJS.ProcessEnv): Promise<FacadeConfig> {
+  if (typeof input === 'string') return loadConfigFiles([input], env);
+  if (Array.isArray(input)) return loadConfigFiles(input as string[], env);
+  const builder = toRouteBuilder(input);
+  if (builder) {
+    const config = emptyConfig();
+    await builder.applyTo(config);
+    applyEnvironment(config, env);
+    return config;
+  }
+  return configFromObject(input as FacadeObjectConfig, env);
+}
+
+function configFromObject(input: FacadeObjectConfig, env: NodeJS.ProcessEnv): FacadeConfig {
+  const source = 'createFacade()';
+  const config = emptyConfig(input.baseDir ?? process.cwd());
+  const { restConfiguration, server, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
+  for (const [k, v] of Object.entries(openApi)) if (v !== undefined) setOption(config, 'openApi', k, v, source);
+  if (restConfiguration) applyRestConfiguration(config, restConfiguration, source);
+  for (const [k, v] of Object.entries(server ?? {})) setOption(config, 'server', k, v, source);
+  if (basePath !== undefined) config.componentBasePath = basePath;
+  for (const [name, route] of Object.entries(routes ?? {})) {
+    const from = name.startsWith('direct:') ? name : `direct:${name}`;
+    config.routes.push({ from, source, steps: typeof route === 'function' ? [{ kind: 'process', fn: route }] : route });
+  }
+  config.bindingClasses.push(...(bindingClasses ?? []));
+  for (const [k, v] of Object.entries(properties ?? {})) if (k.startsWith('svc.')) applyProperty(config, k, v, source);
+  applyEnvironment(config, env);
+  return config;
+}

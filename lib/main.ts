@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// The CLI: `svc-facade [--port N] [--host H] [--dev] FILE...` (SPEC §1).
+import cluster from 'node:cluster';
+import { readFileSync } from 'node:fs';
+import { loadConfigFiles } from './config/load.js';
+import { setOption } from './config/model.js';
+import { Errors, SvcError, svcError } from './errors.js';
+import { buildFacade } from './facade.js';
+import { consoleLogger } from './log.js';
+
+const USAGE = `Usage: svc-facade [options] FILE...
+
+Serves the OpenAPI contract named in the configuration FILEs, routing each operation to direct:<operationId>.
+FILE types: .yaml/.yml (YAML DSL), .xml (XML DSL), .properties, .js/.mjs/.ts (a RouteBuilder module).
+
+Options:
+  --port N      listen on port N (0: any free port; default svc.server.port or 8080)
+  --host H      listen on host H (default svc.server.host or 0.0.0.0)
+  --dev         development profile: missingOperation defaults to mock
+  --help        print this help
+  --version     print the version
+`;
+
+interface CliArgs {
+  files: string[];
+  port?: string;
+  host?: string;
+  dev: boolean;
+}
+
+export function parseArgs(argv: readonly string[]): CliArgs | 'help' | 'version' {
+  const args: CliArgs = { files: [], dev: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') throw svcError(Errors.CLI_USAGE, `option ${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--help' || flag === '-h') return 'help';
+    if (flag === '--version' || flag === '-v') return 'version';
+    if (flag === '--port') args.port = value();
+    else if (flag === '--host') args.host = value();
+    else if (flag === '--dev') args.dev = true;
+    else if (flag.startsWith('-')) throw svcError(Errors.CLI_USAGE, `unknown option ${flag}; allowed: --port, --host, --dev, --help, --version`);
+    else args.files.push(arg);
+  }
+  if (args.files.length === 0) throw svcError(Errors.CLI_USAGE, 'no configuration file given (try --help)');
+  return args;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const parsed = parseArgs(argv);
+  if (parsed === 'help') return void process.stdout.write(USAGE);
+  if (parsed === 'version') return void process.stdout.write(`svc-facade ${version()}\n`);
+  const config = await loadConfigFiles(parsed.files);
+  if (parsed.port !== undefined) setOption(config, 'server', 'port', parsed.port, '--port');
+  if (parsed.host !== undefined) setOption(config, 'server', 'host', parsed.host, '--host');
+  if (parsed.dev) config.dev = true;
+  const workers = config.server.workers ?? 1;
+  if (workers > 1 && cluster.isPrimary) {
+    for (let i = 0; i < workers; i++) cluster.fork();
+    const stopAll = (): void => {
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+    };
+    process.on('SIGTERM', stopAll).on('SIGINT', stopAll);
+    return;
+  }
+  const facade = await buildFacade(config);
+  const quiet = cluster.isWorker && cluster.worker?.id !== 1;
+  if (!quiet) for (const line of facade.startupReport) process.stdout.write(`${line}\n`);
+  const address = await facade.listen();
+  if (!quiet) process.stdout.write(`listening on http://${address.address}:${address.port}\n`);
+  const stop = (): void => {
+    facade.stop().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', stop).once('SIGINT', stop);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof SvcError) {
+    process.stderr.write(`svc-facade: ${err.message}\n`);
+    process.exit(err.exitCode);
+  }
+  consoleLogger.error(`svc-facade: ${(err as Error)?.message ?? String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+// `to: http(s)://...`: forwards the exchange to a backend and makes its response the exchange's (SPEC §4).
+import { Errors, svcError } from '../errors.js';
+import { HeaderNames, type Exchange } from './exchange.js';
+
+/** Hop-by-hop and framing headers that must not cross a proxy (RFC 9110 §7.6.1). */
+const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'expect']);
+
+const BACKEND_TIMEOUT_MS = 30_000;
+
+export async function forwardToBackend(uri: string, ex: Exchange): Promise<void> {
+  const headers = ex.message.headers;
+  const method = String(headers.get(HeaderNames.METHOD) ?? (ex.message.body == null ? 'GET' : 'POST')).toUpperCase();
+  const query = headers.get(HeaderNames.QUERY);
+  const target = typeof query === 'string' && query !== '' && !uri.includes('?') ? `${uri}?${query}` : uri;
+  const outgoing: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers.toObject())) {
+    if (NOT_FORWARDED.has(name) || name.startsWith('svc') || value === undefined || value === null) continue;
+    if (typeof value === 'string') outgoing[name] = value;
+    else if (Array.isArray(value)) outgoing[name] = value.join(', ');
+  }
+  const body = method === 'GET' || method === 'HEAD' ? undefined : toBody(ex.message.body);
+  let res: Response;
+  try {
+    res = await fetch(target, { method, headers: outgoing, body, redirect: 'manual', signal: AbortSignal.timeout(BACKEND_TIMEOUT_MS) });
+  } catch {
+    throw svcError(Errors.BACKEND_FAILED, new URL(target).origin);
+  }
+  const payload = Buffer.from(await res.arrayBuffer());
+  headers.set(HeaderNames.RESPONSE_CODE, res.status);
+  const type = res.headers.get('content-type');
+  if (type) headers.set('content-type', type);
+  else headers.delete('content-type');
+  ex.message.body = payload.length === 0 ? undefined : /json|xml|text/.test(type ?? '') ? payload.toString('utf8') : payload;
+}
+
+function toBody(body: unknown): string | Buffer | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return body;
+  return JSON.stringify(body);
+}

@@ -1,0 +1,36 @@
+// The in-process `direct:` bus: one consumer per endpoint name, called synchronously when it can be.
+import { Errors, svcError } from '../errors.js';
+import type { Exchange } from './exchange.js';
+
+export interface Route {
+  /** The endpoint name after `direct:`. */
+  name: string;
+  /** Where the route was defined (a file name, or `fluent`), for messages. */
+  source: string;
+  /** Runs the route; returns a promise only when a step is asynchronous. */
+  run(ex: Exchange): void | Promise<void>;
+}
+
+export class DirectBus {
+  private readonly routes = new Map<string, Route>();
+
+  register(route: Route): void {
+    const twin = this.routes.get(route.name);
+    if (twin) throw svcError(Errors.DUPLICATE_ROUTE, `direct:${route.name}`, twin.source, route.source);
+    this.routes.set(route.name, route);
+  }
+
+  has(name: string): boolean {
+    return this.routes.has(name);
+  }
+
+  get(name: string): Route | undefined {
+    return this.routes.get(name);
+  }
+
+  call(name: string, ex: Exchange): void | Promise<void> {
+    const route = this.routes.get(name);
+    if (!route) throw svcError(Errors.NO_ROUTE, name);
+    return route.run(ex);
+  }
+}

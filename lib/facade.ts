@@ -61,6 +61,8 @@ export interface RequestFacts {
   pathParams: Record<string, string | undefined>;
   /** The request body bytes, if any. */
   raw: Buffer | undefined;
+  /** The parsed body, set by the first stage that parses it (validation), so later stages need not parse again. */
+  body?: unknown;
 }
 
 /**

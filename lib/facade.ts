@@ -13,7 +13,7 @@ import { PARAM_KEYS, pickCandidate, Router } from './http/router.js';
 import { closeGracefully, createHttpServer, listen } from './http/server.js';
 import { consoleLogger, type Logger } from './log.js';
 import { DirectBus } from './routes/bus.js';
-import { Exchange, HeaderNames, Headers, PropertyNames } from './routes/exchange.js';
+import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from './routes/exchange.js';
 import { compileRoute } from './routes/steps.js';
 import { joinPaths } from './contract/base-path.js';
 import { compileQueryDefaults } from './contract/defaults.js';
@@ -120,15 +120,15 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   if (missing.length > 0 && missingOperation === 'fail') {
     throw svcError(Errors.UNMAPPED_OPERATIONS, missing.length, [...missing].sort().map((id) => `\n\tdirect:${id}`).join(''));
   }
-  if (missing.length > 0 && missingOperation === 'mock') {
-    throw svcError(Errors.CONFIG_INVALID, 'rest.openApi', 'missingOperation', 'mock', 'fail, ignore (mock mode is not available in this build yet)');
-  }
 
   const serverOptions = resolvedServerOptions(config);
   const router = new Router<OperationRuntime>();
   const operations: ServedOperation[] = [];
   const report: string[] = [];
   const ctx: FeatureContext = { config, contract, basePath, logger, serverOptions };
+  if (missing.length > 0 && missingOperation === 'mock') {
+    throw svcError(Errors.CONFIG_INVALID, 'rest.openApi', 'missingOperation', 'mock', 'fail, ignore (mock mode is not available in this build yet)');
+  }
   const features: Feature[] = [];
   for (const op of table.operations) {
     const path = joinPaths(basePath, op.template);
@@ -142,7 +142,8 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   }
   if (table.skipped.webhooks > 0) report.push(`skipped ${table.skipped.webhooks} webhook(s): webhooks are not served`);
   if (table.skipped.callbacks > 0) report.push(`skipped ${table.skipped.callbacks} callback(s): callbacks are not served`);
-  if (missing.length > 0) logger.warn(`missingOperation=ignore: ${missing.length} operation(s) have no route and echo the request: ${missing.map((id) => `direct:${id}`).join(', ')}`);
+  if (missing.length > 0 && missingOperation === 'ignore') logger.warn(`missingOperation=ignore: ${missing.length} operation(s) have no route and echo the request: ${missing.map((id) => `direct:${id}`).join(', ')}`);
+
 
   return assembleFacade(router, { contract, basePath, operations, report, serverOptions });
 }
@@ -221,7 +222,7 @@ export function rawBodyValue(raw: Buffer | undefined, contentType: string | unde
 function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: FeatureContext): OperationRuntime {
   const { logger } = ctx;
   const maxBodySize = ctx.serverOptions.maxBodySize;
-  const doc = ctx.contract.doc;
+  const sharedProperties = { [PropertyNames.OPENAPI]: ctx.contract.doc, [PropertyNames.OPERATION_ID]: op.id };
   const prefixLength = ctx.basePath === '/' ? 0 : ctx.basePath.length;
   const queryDefaults = compileQueryDefaults(op, ctx.contract);
   const { check, decode, invoke, serialize, checkResponse } = stages;
@@ -256,10 +257,11 @@ function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: Fe
         facts = { req, path, query, pathParams, raw };
         if (check !== undefined) check(facts);
       }
-      const headers = new Headers(req.headers);
+      const headers = Headers.fromRequest(req.headers);
       for (let i = 0; i < names.length; i++) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
       if (query !== '') {
         for (const [k, v] of new URLSearchParams(query)) {
+          if (isInternalName(k)) continue;
           const prev = headers.get(k);
           headers.setIncoming(k, prev === undefined || names.includes(k) ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
         }
@@ -269,11 +271,9 @@ function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: Fe
       headers.setIncoming(PATH, path.slice(prefixLength));
       headers.setIncoming(URI, path);
       headers.setIncoming(QUERY, query);
-      ex = new Exchange(headers, undefined, req);
+      ex = new Exchange(headers, undefined, req, sharedProperties);
       if (decode !== undefined) decode(facts!, ex);
       else ex.message.body = rawBodyValue(raw, req.headers['content-type']);
-      ex.properties[PropertyNames.OPENAPI] = doc;
-      ex.properties[PropertyNames.OPERATION_ID] = op.id;
       const pending = invoke(ex);
       if (pending instanceof Promise) {
         pending.then(

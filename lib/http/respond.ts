@@ -2,7 +2,7 @@
 // Content-Type from the header, the binding, or the body's kind; only headers set by routes, never Svc*.
 import type { ServerResponse } from 'node:http';
 import { Errors, svcError } from '../errors.js';
-import { HeaderNames, type Exchange } from '../routes/exchange.js';
+import { HeaderNames, isInternalName, type Exchange } from '../routes/exchange.js';
 
 const NEVER_SENT = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'host']);
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
@@ -32,7 +32,7 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
   const status = responseStatus(headers.get(RESPONSE_CODE), payload !== undefined);
   const out: Record<string, string | string[] | number> = {};
   for (const name of headers.writtenNames()) {
-    if (name.startsWith('svc') || NEVER_SENT.has(name)) continue;
+    if (isInternalName(name) || NEVER_SENT.has(name)) continue;
     const value = headers.get(name);
     if (value === undefined || value === null) continue;
     out[name] = Array.isArray(value) ? value.map(String) : String(value);

@@ -1,6 +1,6 @@
 // `to: http(s)://...`: forwards the exchange to a backend and makes its response the exchange's (SPEC §4).
 import { Errors, svcError } from '../errors.js';
-import { HeaderNames, type Exchange } from './exchange.js';
+import { HeaderNames, isInternalName, type Exchange } from './exchange.js';
 
 /** Hop-by-hop and framing headers that must not cross a proxy (RFC 9110 §7.6.1). */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'expect']);
@@ -14,7 +14,7 @@ export async function forwardToBackend(uri: string, ex: Exchange): Promise<void>
   const target = typeof query === 'string' && query !== '' && !uri.includes('?') ? `${uri}?${query}` : uri;
   const outgoing: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers.toObject())) {
-    if (NOT_FORWARDED.has(name) || name.startsWith('svc') || value === undefined || value === null) continue;
+    if (NOT_FORWARDED.has(name) || isInternalName(name) || value === undefined || value === null) continue;
     if (typeof value === 'string') outgoing[name] = value;
     else if (Array.isArray(value)) outgoing[name] = value.join(', ');
   }

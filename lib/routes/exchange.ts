@@ -2,53 +2,81 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * Case-insensitive headers. Names are stored lower-cased. Headers set by routes are remembered so that only
- * those go back to the client (request headers are not echoed, unlike Camel's platform-http).
+ * Case-insensitive headers. Request headers are read in place (node already lower-cases them); values set
+ * afterwards live in a small overlay, so building an exchange copies nothing. Headers set by routes are
+ * remembered so that only those go back to the client (request headers are not echoed, unlike Camel).
  */
 export class Headers {
-  private readonly map: Record<string, unknown>;
-  private written: Set<string> | undefined;
+  private readonly incoming: Readonly<Record<string, unknown>>;
+  private readonly overlay = new Map<string, unknown>();
+  private written: string[] | undefined;
 
-  constructor(initial?: Record<string, unknown>) {
-    this.map = Object.assign(Object.create(null) as Record<string, unknown>, initial);
+  constructor(incoming?: Readonly<Record<string, unknown>>) {
+    this.incoming = incoming ?? NO_HEADERS;
+  }
+
+  /** Headers of an HTTP request. Clients cannot set `Svc*` headers: those are the facade's own. */
+  static fromRequest(incoming: Readonly<Record<string, unknown>>): Headers {
+    return new Headers(incoming);
   }
 
   get(name: string): unknown {
-    return this.map[name.toLowerCase()];
+    const key = name.toLowerCase();
+    const own = this.overlay.get(key);
+    if (own !== undefined || this.overlay.has(key)) return own;
+    return this.incomingValue(key);
+  }
+
+  private incomingValue(key: string): unknown {
+    // Own properties only (`constructor` must not resolve to Object.prototype), and never an internal name.
+    return Object.hasOwn(this.incoming, key) && !isInternalName(key) ? this.incoming[key] : undefined;
   }
 
   has(name: string): boolean {
-    return this.map[name.toLowerCase()] !== undefined;
+    return this.get(name) !== undefined;
   }
 
   set(name: string, value: unknown): void {
     const key = name.toLowerCase();
-    this.map[key] = value;
-    (this.written ??= new Set()).add(key);
+    this.overlay.set(key, value);
+    if (this.written === undefined) this.written = [key];
+    else if (!this.written.includes(key)) this.written.push(key);
   }
 
   /** Sets a header that arrived with the request (not sent back). */
   setIncoming(name: string, value: unknown): void {
-    this.map[name.toLowerCase()] = value;
+    this.overlay.set(name.toLowerCase(), value);
   }
 
   delete(name: string): void {
     const key = name.toLowerCase();
-    delete this.map[key];
-    this.written?.delete(key);
+    this.overlay.set(key, undefined);
+    if (this.written !== undefined) this.written = this.written.filter((k) => k !== key);
   }
 
   /** A plain snapshot of all headers. */
   toObject(): Record<string, unknown> {
-    return { ...this.map };
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(this.incoming)) if (!isInternalName(key)) out[key] = this.incoming[key];
+    for (const [key, value] of this.overlay) {
+      if (value === undefined) delete out[key];
+      else out[key] = value;
+    }
+    return out;
   }
 
   /** Names set by routes since the exchange was created, lower-cased. */
-  writtenNames(): Iterable<string> {
+  writtenNames(): readonly string[] {
     return this.written ?? EMPTY;
   }
 }
 
+/** `Svc*` names (any case) belong to the facade; they never come from clients and are never sent to them. */
+export function isInternalName(name: string): boolean {
+  return name.length >= 3 && (name.charCodeAt(0) | 0x20) === 0x73 && (name.charCodeAt(1) | 0x20) === 0x76 && (name.charCodeAt(2) | 0x20) === 0x63;
+}
+
+const NO_HEADERS: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
 const EMPTY: readonly string[] = [];
 
 export interface Message {
@@ -58,17 +86,18 @@ export interface Message {
 
 export class Exchange {
   readonly message: Message;
-  readonly properties: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  /** Set when a step fails; the response becomes a 500 problem. */
-  exception: Error | undefined;
+  readonly properties: Record<string, unknown>;
 
   constructor(
     headers: Headers,
     body: unknown,
     /** The HTTP request this exchange came from (undefined for exchanges made by hand). */
     readonly request?: IncomingMessage,
+    /** Properties every exchange of an operation shares (read through the prototype, so not copied per request). */
+    shared?: Record<string, unknown>,
   ) {
     this.message = { headers, body };
+    this.properties = Object.create(shared ?? null) as Record<string, unknown>;
   }
 
   /** Convenience for routes: `ex.header('petId')`. */

@@ -17,6 +17,10 @@ import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from '.
 import { compileRoute } from './routes/steps.js';
 import { joinPaths } from './contract/base-path.js';
 import { compileQueryDefaults } from './contract/defaults.js';
+import { registerSpecEndpoints } from './http/spec-endpoint.js';
+import { mockFeature } from './mock/mock.js';
+import { bindingFeature } from './binding/binding.js';
+import { validationFeature } from './validation/validator.js';
 
 export type Disposition = 'route' | 'mock' | 'ignored';
 
@@ -126,10 +130,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   const operations: ServedOperation[] = [];
   const report: string[] = [];
   const ctx: FeatureContext = { config, contract, basePath, logger, serverOptions };
-  if (missing.length > 0 && missingOperation === 'mock') {
-    throw svcError(Errors.CONFIG_INVALID, 'rest.openApi', 'missingOperation', 'mock', 'fail, ignore (mock mode is not available in this build yet)');
-  }
-  const features: Feature[] = [];
+  const features: Feature[] = [validationFeature, await bindingFeature(ctx), mockFeature];
   for (const op of table.operations) {
     const path = joinPaths(basePath, op.template);
     const route = bus.get(op.id);
@@ -144,6 +145,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   if (table.skipped.callbacks > 0) report.push(`skipped ${table.skipped.callbacks} callback(s): callbacks are not served`);
   if (missing.length > 0 && missingOperation === 'ignore') logger.warn(`missingOperation=ignore: ${missing.length} operation(s) have no route and echo the request: ${missing.map((id) => `direct:${id}`).join(', ')}`);
 
+  registerSpecEndpoints(router, ctx);
 
   return assembleFacade(router, { contract, basePath, operations, report, serverOptions });
 }

@@ -16,6 +16,7 @@ const bench = (name) => join(root, 'scripts/bench', name);
 const main = join(root, 'dist/main.js');
 
 const PET_JSON = '{"id":1,"name":"doggie","status":"available","photoUrls":[]}';
+const PET_XML = '<?xml version="1.0" encoding="UTF-8"?><pet><id>1</id><name>doggie</name><photoUrls></photoUrls><status>available</status></pet>';
 
 /**
  * Each scenario: the facade's config files, the request, and the response the bare server gives back
@@ -28,6 +29,27 @@ export const SCENARIOS = [
     files: [bench('route.yaml')],
     request: { method: 'GET', path: '/api/v3/pet/1' },
     expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
+  {
+    name: 'mock: GET, example from the contract',
+    key: 'mock',
+    files: [bench('mock.yaml')],
+    request: { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/json' } },
+    expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
+  {
+    name: 'JSON binding: GET, route returns a class instance',
+    key: 'binding-json',
+    files: [bench('binding.mjs')],
+    request: { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/json' } },
+    expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
+  {
+    name: 'XML binding: GET, route returns a class instance',
+    key: 'binding-xml',
+    files: [bench('binding.mjs')],
+    request: { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/xml' } },
+    expect: { status: 200, type: 'application/xml', body: PET_XML },
   },
 ];
 

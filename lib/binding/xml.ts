@@ -224,7 +224,8 @@ function mergeBranch(acc: Acc, b: Acc): void {
 
 const COMPONENT_PREFIX = '/components/schemas/';
 
-function componentName(ref: string): string | undefined {
+/** The `<Name>` of a `$ref` to `#/components/schemas/<Name>` (in any document), unescaped; else undefined. */
+export function componentName(ref: string): string | undefined {
   const hash = ref.indexOf('#');
   if (hash < 0) return undefined;
   let frag = ref.slice(hash + 1);

@@ -3,13 +3,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Errors, svcError } from '../errors.js';
+import { Errors, SvcError, svcError } from '../errors.js';
 import { applyEnvironment } from './env.js';
 import { RouteBuilder } from './fluent.js';
 import { emptyConfig, type FacadeConfig } from './model.js';
 import { propertyLookup } from './placeholders.js';
 import { applyProperties, parseProperties } from './properties.js';
 import { applyXmlDsl } from './xml-dsl.js';
+import { ensureTypeScriptLoader } from './typescript.js';
 import { applyYamlDsl } from './yaml-dsl.js';
 
 const KINDS: Record<string, 'yaml' | 'xml' | 'properties' | 'module'> = {
@@ -57,15 +58,9 @@ function readText(file: string): string {
   }
 }
 
-let tsLoaderRegistered = false;
-
 /** A module whose default export is a RouteBuilder subclass or instance. */
 async function applyModule(config: FacadeConfig, file: string): Promise<void> {
-  if (/\.m?ts$/.test(file) && !tsLoaderRegistered && !process.execArgv.some((a) => a.includes('tsx'))) {
-    const { register } = await import('tsx/esm/api');
-    register();
-    tsLoaderRegistered = true;
-  }
+  if (/\.m?ts$/.test(file)) await ensureTypeScriptLoader();
   let mod: { default?: unknown };
   try {
     mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
@@ -74,7 +69,12 @@ async function applyModule(config: FacadeConfig, file: string): Promise<void> {
   }
   const builder = toRouteBuilder(mod.default);
   if (!builder) throw svcError(Errors.CONFIG_FILE, file, 'the default export must be a RouteBuilder subclass or instance');
-  await builder.applyTo(config, file);
+  try {
+    await builder.applyTo(config, file);
+  } catch (err) {
+    if (err instanceof SvcError) throw err;
+    throw svcError(Errors.CONFIG_FILE, file, `configure() failed: ${(err as Error)?.message ?? String(err)}`);
+  }
 }
 
 export function toRouteBuilder(value: unknown): RouteBuilder | undefined {

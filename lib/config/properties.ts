@@ -1,4 +1,5 @@
 // `.properties` files: parsing (java.util.Properties syntax) and mapping `svc.*` keys onto the config.
+import { dirname } from 'node:path';
 import { Errors, svcError } from '../errors.js';
 import { canonicalOption, setOption, type FacadeConfig } from './model.js';
 
@@ -30,11 +31,14 @@ function unescape(s: string): string {
   });
 }
 
-/** Applies `svc.*` properties to the config; other keys are user properties (placeholders only). */
-export function applyProperties(config: FacadeConfig, props: ReadonlyMap<string, string>, source: string): void {
+/** Applies `svc.*` properties of a file to the config; other keys are user properties (placeholders only). */
+export function applyProperties(config: FacadeConfig, props: ReadonlyMap<string, string>, file: string): void {
+  const specification = config.openApi.specification;
   for (const [key, value] of props) {
-    if (key.startsWith('svc.')) applyProperty(config, key, value, source);
+    if (key.startsWith('svc.')) applyProperty(config, key, value, file);
   }
+  // A specification named in this file is found beside it (SPEC §2), as one named in a DSL file is.
+  if (config.openApi.specification !== specification) config.baseDir = dirname(file);
 }
 
 export function applyProperty(config: FacadeConfig, key: string, value: string, source: string): void {

@@ -76,14 +76,25 @@ function applyRoute(config: FacadeConfig, el: Element, file: string): void {
   if (!from || from.name !== 'from' || !from.attributes.uri) throw svcError(Errors.CONFIG_FILE, file, '<route> must start with <from uri="..."/>');
   const uri = from.attributes.uri;
   if (uri.startsWith('rest-openapi:')) return applyConsumerUri(config, uri, file);
-  config.routes.push(routeDefinition(uri, steps.map(stepObject), file));
+  config.routes.push(routeDefinition(uri, steps.map((step) => stepObject(step, file)), file));
 }
 
-/** Turns `<setBody><simple>x</simple></setBody>` into the YAML DSL's `{setBody: {simple: 'x'}}`. */
-function stepObject(el: Element): Record<string, unknown> {
+/**
+ * Turns `<setBody><simple>x</simple></setBody>` into the YAML DSL's `{setBody: {simple: 'x'}}`. XML has only
+ * text, so a `<json>` expression is parsed here: it holds a JSON value, as `json:` does in YAML.
+ */
+function stepObject(el: Element, file: string): Record<string, unknown> {
   const value: Record<string, unknown> = { ...el.attributes };
-  for (const child of el.children) value[child.name] = child.text;
+  for (const child of el.children) value[child.name] = child.name === 'json' ? parseJsonText(child.text, file) : child.text;
   if (el.name === 'log' && value.message === undefined) value.message = el.text.trim();
   if (el.name === 'removeHeader' && value.name === undefined && value.headerName !== undefined) value.name = value.headerName;
   return { [el.name]: value };
+}
+
+function parseJsonText(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw svcError(Errors.CONFIG_FILE, file, `<json> must hold a JSON value: ${(err as Error).message}`);
+  }
 }

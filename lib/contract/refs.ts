@@ -48,8 +48,8 @@ export class RefResolver {
       docUri = this.documentUri(target, uri, ref);
       if (!this.docs.has(docUri)) {
         const byId = this.dialect === '3.1' ? this.findById(target, uri) : undefined;
-        if (byId && fragment === '') return byId;
-        if (!byId) this.docs.set(docUri, this.readDocument(docUri, ref, uri));
+        if (byId) return this.withinResource(byId, target, fragment, ref, uri);
+        this.docs.set(docUri, this.readDocument(docUri, ref, uri));
       }
     }
     const doc = this.docs.get(docUri);
@@ -61,6 +61,15 @@ export class RefResolver {
       throw svcError(Errors.SPEC_REF, ref, uri, 'fragment is not a JSON pointer');
     }
     return { value: evaluatePointer(doc, fragment, ref, uri), uri: docUri };
+  }
+
+  /** A fragment of a schema resource found by its 3.1 `$id`: a JSON pointer into it, or one of its anchors. */
+  private withinResource(resource: Located, id: string, fragment: string, ref: string, uri: string): Located {
+    if (fragment === '' || fragment === '/') return resource;
+    if (fragment.startsWith('/')) return { value: evaluatePointer(resource.value, fragment, ref, uri), uri: resource.uri };
+    const anchored = this.findById(`${id}#${fragment}`, uri);
+    if (anchored) return anchored;
+    throw svcError(Errors.SPEC_REF, ref, uri, `no $anchor ${fragment} in ${id}`);
   }
 
   private documentUri(target: string, base: string, ref: string): string {
@@ -97,25 +106,25 @@ export class RefResolver {
   private findById(id: string, base: string): Located | undefined {
     if (!this.idIndex) {
       this.idIndex = new Map();
-      for (const [uri, doc] of this.docs) indexIds(doc, uri, this.idIndex, new Set());
+      for (const [uri, doc] of this.docs) indexIds(doc, uri, uri, this.idIndex, new Set());
     }
     const absolute = isUrl(base) || isUrl(id) ? safeUrl(id, base) : id;
     return this.idIndex.get(id) ?? (absolute ? this.idIndex.get(absolute) : undefined);
   }
 }
 
-function indexIds(node: unknown, uri: string, index: Map<string, Located>, seen: Set<unknown>): void {
+/** Indexes `$id`s and `$anchor`s; `scope` is the base URI of the enclosing `$id` (the document's at the top). */
+function indexIds(node: unknown, uri: string, scope: string, index: Map<string, Located>, seen: Set<unknown>): void {
   if (node === null || typeof node !== 'object' || seen.has(node)) return;
   seen.add(node);
   const obj = node as Record<string, unknown>;
-  let scope = uri;
   if (typeof obj.$id === 'string') {
-    scope = safeUrl(obj.$id, uri) ?? obj.$id;
+    scope = safeUrl(obj.$id, scope) ?? obj.$id;
     index.set(obj.$id, { value: node, uri });
     index.set(scope, { value: node, uri });
   }
   if (typeof obj.$anchor === 'string') index.set(`${scope}#${obj.$anchor}`, { value: node, uri });
-  for (const key in obj) indexIds(obj[key], uri, index, seen);
+  for (const key in obj) indexIds(obj[key], uri, scope, index, seen);
 }
 
 export function isRef(value: unknown): value is { $ref: string } {

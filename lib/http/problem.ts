@@ -1,5 +1,5 @@
 // Problem responses (RFC 9457, SPEC §6): every error the facade itself answers goes through here.
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { problemBody, type ErrorDef, type SvcError, type Violation } from '../errors.js';
 
 const PROBLEM_TYPE = 'application/problem+json';
@@ -23,6 +23,7 @@ function sendProblemBody(res: ServerResponse, status: number, body: string, head
     res.destroy();
     return;
   }
-  res.writeHead(status, { ...headers, 'content-type': PROBLEM_TYPE, 'content-length': Buffer.byteLength(body) });
+  // The reason phrase is explicit: a writeHead that threw earlier (a route's invalid header) may have left its own.
+  res.writeHead(status, STATUS_CODES[status] ?? 'Error', { ...headers, 'content-type': PROBLEM_TYPE, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }

@@ -15,7 +15,8 @@ export const jsonSerializer: BodySerializer = (body) => ({ payload: JSON.stringi
 export function writeExchange(res: ServerResponse, ex: Exchange, serialize: BodySerializer = jsonSerializer): void {
   const headers = ex.message.headers;
   const body = ex.message.body;
-  let type = headers.get('content-type') as string | undefined;
+  // Only a Content-Type the route (or a stage) wrote counts: the request's own must not label the response.
+  let type = headers.writtenNames().includes('content-type') ? (headers.get('content-type') as string | undefined) : undefined;
   let payload: string | Buffer | undefined;
   if (body === undefined || body === null || body === '') payload = undefined;
   else if (typeof body === 'string') {
@@ -51,6 +52,7 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
 function responseStatus(code: unknown, hasPayload: boolean): number {
   if (code === undefined || code === null || code === '') return hasPayload ? 200 : 204;
   const n = typeof code === 'number' ? code : Number(code);
-  if (!Number.isInteger(n) || n < 100 || n > 599) throw svcError(Errors.ROUTE_FAILED);
+  // 1xx codes are informational, never a final answer: the client would keep waiting for one.
+  if (!Number.isInteger(n) || n < 200 || n > 599) throw svcError(Errors.ROUTE_FAILED);
   return n;
 }

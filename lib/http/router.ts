@@ -34,6 +34,10 @@ export function toRouterPath(template: string): { path: string; paramNames: stri
     path += template.slice(last, m.index).replace(/:/g, '::') + `:${PARAM_KEYS[paramNames.length] ?? `p${paramNames.length}`}`;
     paramNames.push(m[1]!);
     last = m.index + m[0].length;
+    // find-my-way ends a parameter name only at '/', '-', '.' or the end; other literal text right after a
+    // parameter (`({id})`, `{name}:cancel`, `{a}{b}`) needs an explicit lazy pattern to end the name.
+    const next = template[last];
+    if (next !== undefined && next !== '/' && next !== '-' && next !== '.') path += '(.*?)';
   }
   path += template.slice(last).replace(/:/g, '::');
   return { path: path.startsWith('/') ? path : `/${path}`, paramNames };

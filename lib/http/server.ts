@@ -34,9 +34,15 @@ export function listen(server: Server, port: number, host: string): Promise<Addr
 export function closeGracefully(server: Server, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
+    // A request still arriving on a kept-alive connection is answered, and its connection closed after.
+    server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => res.setHeader('connection', 'close'));
+    // Node closes only the connections idle right now; those serving in-flight requests turn idle later and
+    // would otherwise linger for the keep-alive timeout.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
     timer.unref();
     server.close(() => {
+      clearInterval(sweep);
       clearTimeout(timer);
       resolve();
     });

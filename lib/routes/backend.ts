@@ -5,6 +5,9 @@ import { HeaderNames, isInternalName, type Exchange } from './exchange.js';
 /** Hop-by-hop and framing headers that must not cross a proxy (RFC 9110 §7.6.1). */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'expect']);
 
+/** Response headers copied apart (content-type, set-cookie), or describing the encoded bytes fetch has already decoded. */
+const NOT_RETURNED = new Set(['content-type', 'content-encoding', 'set-cookie']);
+
 const BACKEND_TIMEOUT_MS = 30_000;
 
 export async function forwardToBackend(uri: string, ex: Exchange): Promise<void> {
@@ -30,6 +33,12 @@ export async function forwardToBackend(uri: string, ex: Exchange): Promise<void>
   const type = res.headers.get('content-type');
   if (type) headers.set('content-type', type);
   else headers.delete('content-type');
+  // The backend's end-to-end headers (Location, Cache-Control, ...) become the exchange's and go to the client.
+  for (const [name, value] of res.headers) {
+    if (!NOT_FORWARDED.has(name) && !NOT_RETURNED.has(name)) headers.set(name, value);
+  }
+  const cookies = res.headers.getSetCookie();
+  if (cookies.length > 0) headers.set('set-cookie', cookies);
   ex.message.body = payload.length === 0 ? undefined : /json|xml|text/.test(type ?? '') ? payload.toString('utf8') : payload;
 }
 

@@ -1,0 +1,153 @@
+// Parsed bodies → instances of the classes their schemas name (SPEC §9). A binder is compiled once per
+// schema object (lazily, on the first body that needs it) and cached, so circular schemas cost nothing
+// until a body actually nests. Keys that could reach a prototype are never copied (SPEC §13).
+import { Errors, svcError } from '../errors.js';
+import type { BindingClass, ClassRegistry } from './classes.js';
+import { classNamed, followRefs } from './names.js';
+import type { Deref, Schema } from './xml.js';
+
+/** Turns a parsed value into its bound form; `depth` counts the nesting levels already entered. */
+export type Binder = (value: unknown, depth: number) => unknown;
+
+/** Bodies nesting deeper than this through schemas that bind are refused (the binders recurse). */
+export const MAX_BINDING_DEPTH = 256;
+
+const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+/** Byte strings whose presence in a body means it may hold a forbidden key (a `\u` escape could spell one in JSON). */
+const FORBIDDEN_KEY_HINTS = ['__proto__', 'constructor', 'prototype', '\\u'];
+
+const MAX_COMPOSE_DEPTH = 32;
+
+export class Instantiator {
+  private readonly binders = new WeakMap<Schema, Binder | null>();
+
+  constructor(
+    private readonly classes: ClassRegistry,
+    private readonly deref: Deref,
+  ) {}
+
+  /** The binder for a schema, or null when values of that schema stay as parsed. */
+  binderFor(schema: Schema): Binder | null {
+    const cached = this.binders.get(schema);
+    if (cached !== undefined) return cached;
+    // A schema that reaches itself gets this forwarder while it compiles.
+    let compiled: Binder | null = null;
+    this.binders.set(schema, (value, depth) => (compiled === null ? value : compiled(value, depth)));
+    try {
+      compiled = this.compile(schema);
+    } catch (err) {
+      this.binders.delete(schema); // e.g. an unresolvable $ref: fail again next time rather than bind nothing
+      throw err;
+    }
+    this.binders.set(schema, compiled);
+    return compiled;
+  }
+
+  private compile(raw: Schema): Binder | null {
+    const { schema, names } = followRefs(raw, this.deref);
+    const parts = { properties: new Map<string, Schema>(), items: undefined as Schema | undefined, extra: undefined as Schema | undefined };
+    this.collect(schema, parts, 0);
+    const isArray = schema.type === 'array' || (parts.items !== undefined && parts.properties.size === 0);
+    if (isArray) {
+      const item = parts.items === undefined ? null : this.binderFor(parts.items);
+      return item === null ? null : arrayBinder(item);
+    }
+    const cls = classNamed(names, this.classes);
+    if (cls !== undefined && typeof cls.fromJSON === 'function') return fromJsonBinder(cls);
+    const properties = new Map<string, Binder>();
+    for (const [key, propertySchema] of parts.properties) {
+      const binder = this.binderFor(propertySchema);
+      if (binder !== null) properties.set(key, binder);
+    }
+    const extra = parts.extra === undefined ? null : this.binderFor(parts.extra);
+    if (cls !== undefined) return instanceBinder(cls, properties, new Set(parts.properties.keys()), extra);
+    if (properties.size > 0 || extra !== null) return inPlaceBinder(properties, new Set(parts.properties.keys()), extra);
+    return null;
+  }
+
+  /** Properties from the schema and its `allOf` branches; `items`; `additionalProperties`. */
+  private collect(schema: Schema, parts: { properties: Map<string, Schema>; items: Schema | undefined; extra: Schema | undefined }, depth: number): void {
+    if (depth > MAX_COMPOSE_DEPTH) return;
+    if (isRecord(schema.properties)) {
+      for (const [key, value] of Object.entries(schema.properties)) {
+        if (isRecord(value) && !FORBIDDEN_KEYS.has(key)) parts.properties.set(key, value);
+      }
+    }
+    if (isRecord(schema.items)) parts.items ??= schema.items;
+    if (isRecord(schema.additionalProperties)) parts.extra ??= schema.additionalProperties;
+    if (Array.isArray(schema.allOf)) {
+      for (const branch of schema.allOf) if (isRecord(branch)) this.collect(followRefs(branch, this.deref).schema, parts, depth + 1);
+    }
+  }
+}
+
+function tooDeep(depth: number): void {
+  if (depth > MAX_BINDING_DEPTH) throw svcError(Errors.BODY_TOO_DEEP, MAX_BINDING_DEPTH);
+}
+
+function arrayBinder(item: Binder): Binder {
+  return (value, depth) => {
+    if (!Array.isArray(value)) return value;
+    tooDeep(depth);
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = item(value[i], depth + 1);
+    return out;
+  };
+}
+
+function fromJsonBinder(cls: BindingClass): Binder {
+  const fromJSON = cls.fromJSON!.bind(cls);
+  return (value) => (isRecord(value) ? fromJSON(value) : value);
+}
+
+/** `new Class()`, then every own key copied (through setters, if the class has them), nested values bound. */
+function instanceBinder(cls: BindingClass, properties: ReadonlyMap<string, Binder>, declared: ReadonlySet<string>, extra: Binder | null): Binder {
+  return (value, depth) => {
+    if (!isRecord(value)) return value;
+    tooDeep(depth);
+    const instance = new cls();
+    for (const key of Object.keys(value)) {
+      if (FORBIDDEN_KEYS.has(key)) continue;
+      const binder = properties.get(key) ?? (declared.has(key) ? null : extra);
+      // Reflect.set: a getter-only accessor on the class refuses the key instead of throwing.
+      Reflect.set(instance, key, binder === null ? value[key] : binder(value[key], depth + 1));
+    }
+    return instance;
+  };
+}
+
+/** No class for this object, but some of its properties bind: they are replaced in place. */
+function inPlaceBinder(properties: ReadonlyMap<string, Binder>, declared: ReadonlySet<string>, extra: Binder | null): Binder {
+  return (value, depth) => {
+    if (!isRecord(value)) return value;
+    tooDeep(depth);
+    for (const [key, binder] of properties) if (Object.hasOwn(value, key)) value[key] = binder(value[key], depth + 1);
+    if (extra !== null) {
+      for (const key of Object.keys(value)) if (!declared.has(key) && !FORBIDDEN_KEYS.has(key)) value[key] = extra(value[key], depth + 1);
+    }
+    return value;
+  };
+}
+
+/**
+ * Removes `__proto__`, `constructor` and `prototype` keys from a parsed body (JSON.parse and the XML codec
+ * create them as own properties; code that merges the body into another object could otherwise reach a
+ * prototype). Only walks when the body text could hold one; iterative, so depth is no concern.
+ */
+export function dropForbiddenKeys(value: unknown, raw: Buffer): void {
+  if (!FORBIDDEN_KEY_HINTS.some((hint) => raw.includes(hint))) return;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (next === null || typeof next !== 'object') continue;
+    const node = next as Record<string, unknown>;
+    for (const key of Object.keys(node)) {
+      if (FORBIDDEN_KEYS.has(key)) delete node[key];
+      else pending.push(node[key]);
+    }
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,119 @@
+// Publishing the contract (SPEC §10). Rest configuration `apiContextPath`: the parsed contract as JSON or
+// YAML, with `servers` rewritten to this host (`hostNameResolver: localIp`, the default) or kept (`none`).
+// `openApi.apiContextPath`: the contract file's original bytes under the base path.
+import type { ServerResponse } from 'node:http';
+import { networkInterfaces } from 'node:os';
+import { extname } from 'node:path';
+import { stringify as stringifyYaml } from 'yaml';
+import { joinPaths } from '../contract/base-path.js';
+import type { Contract, OpenApiDocument } from '../contract/load.js';
+import { Errors } from '../errors.js';
+import type { FeatureContext, OperationRuntime } from '../facade.js';
+import type { Logger } from '../log.js';
+import { compileNegotiator } from './negotiation.js';
+import { sendProblem } from './problem.js';
+import type { Router } from './router.js';
+
+type Format = 'json' | 'yaml';
+
+const JSON_TYPE = 'application/json';
+const YAML_TYPE = 'application/yaml';
+
+/** Adds the configured spec endpoints to the router (GET; HEAD and 405 come from the dispatcher). */
+export function registerSpecEndpoints(router: Router<OperationRuntime>, { config, contract, basePath, logger }: FeatureContext): void {
+  const published = config.rest.apiContextPath;
+  if (published !== undefined && published !== '' && published !== '/') {
+    const documents = publishedDocuments(contract.doc, basePath, config.rest.hostNameResolver ?? 'localIp');
+    const path = published.replace(/\/+$/, '');
+    router.add('GET', path, documentEndpoint(documents, undefined, logger));
+    router.add('GET', `${path}.json`, documentEndpoint(documents, 'json', logger));
+    router.add('GET', `${path}.yaml`, documentEndpoint(documents, 'yaml', logger));
+  }
+  const original = config.openApi.apiContextPath;
+  if (original !== undefined && original !== '' && original !== '/') {
+    const type = originalType(contract);
+    router.add('GET', joinPaths(basePath, original), { serve: (_req, res) => send(res, contract.raw, type) });
+  }
+}
+
+type Documents = (port: number, format: Format) => Buffer;
+
+/**
+ * The serialized documents, made once per distinct local port (the rewritten `servers` names the port the
+ * request came in on) and format; `none` makes one set for all ports.
+ */
+function publishedDocuments(doc: OpenApiDocument, basePath: string, resolver: 'localIp' | 'none'): Documents {
+  const host = resolver === 'localIp' ? localIPv4() : undefined;
+  const cache = new Map<string, Buffer>();
+  return (port, format) => {
+    const key = host === undefined ? format : `${port}:${format}`;
+    let bytes = cache.get(key);
+    if (bytes === undefined) {
+      const published = host === undefined ? doc : withServer(doc, `http://${host}:${port}${basePath === '/' ? '' : basePath}`);
+      bytes = Buffer.from(format === 'json' ? JSON.stringify(published, null, 2) : stringifyYaml(published));
+      cache.set(key, bytes);
+    }
+    return bytes;
+  };
+}
+
+/** The document with `servers` replaced by one entry, in the place `servers` had (else right after `info`). */
+function withServer(doc: OpenApiDocument, url: string): OpenApiDocument {
+  const servers = [{ url }];
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(doc)) {
+    if (key === 'servers') out.servers = servers;
+    else out[key] = value;
+    if (key === 'info' && !('servers' in doc)) out.servers = servers;
+  }
+  out.servers ??= servers;
+  return out as OpenApiDocument;
+}
+
+/** This host's first non-internal IPv4 address, looked up once at startup; loopback when there is none. */
+function localIPv4(): string {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return '127.0.0.1';
+}
+
+const negotiate = compileNegotiator([JSON_TYPE, YAML_TYPE, 'text/yaml', 'application/x-yaml']);
+
+function documentEndpoint(documents: Documents, fixed: Format | undefined, logger: Logger): OperationRuntime {
+  return {
+    serve(req, res) {
+      let format = fixed;
+      let type = fixed === 'yaml' ? YAML_TYPE : JSON_TYPE;
+      if (format === undefined) {
+        // Nothing acceptable (say, Accept: text/html only) still gets JSON: this is a page for people too.
+        const chosen = negotiate(req.headers.accept) ?? JSON_TYPE;
+        format = chosen === JSON_TYPE ? 'json' : 'yaml';
+        type = chosen;
+      }
+      let body: Buffer;
+      try {
+        body = documents(req.socket.localPort ?? 0, format);
+      } catch (err) {
+        // A contract JSON cannot represent (a YAML alias cycle) must not take the process down.
+        logger.error(`${req.url ?? ''}: ${(err as Error)?.stack ?? String(err)}`);
+        sendProblem(res, 500, Errors.SPEC_PUBLISH.message);
+        return;
+      }
+      send(res, body, type, fixed === undefined ? 'Accept' : undefined);
+    },
+  };
+}
+
+function send(res: ServerResponse, body: Buffer, type: string, vary?: string): void {
+  res.writeHead(200, vary === undefined ? { 'content-type': type, 'content-length': body.length } : { 'content-type': type, 'content-length': body.length, vary });
+  res.end(body); // node sends no body for HEAD
+}
+
+/** Content type of the original file, by extension; by content when the extension says nothing. */
+function originalType(contract: Contract): string {
+  const ext = extname(contract.uri.replace(/[?#].*$/, '')).toLowerCase();
+  if (ext === '.json') return JSON_TYPE;
+  if (ext === '.yaml' || ext === '.yml') return YAML_TYPE;
+  return /^\s*[{[]/.test(contract.raw.toString('utf8', 0, 64)) ? JSON_TYPE : YAML_TYPE;
+}

@@ -1,0 +1,201 @@
+// Request bodies parsed by their media type and checked against the schema declared for it: JSON,
+// `application/x-www-form-urlencoded`, `multipart/form-data`, XML (through the codec) and `text/*`. Other
+// media types (octet-stream, images, ...) are only checked for presence and Content-Type.
+import type { Contract } from '../contract/load.js';
+import type { MediaTypeObject, Operation } from '../contract/operations.js';
+import { contractSchemas } from '../binding/deref.js';
+import { parseXml } from '../binding/xml.js';
+import { SvcError } from '../errors.js';
+import { essence, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
+import { setOwn, shapeOf, type ValueShape } from './coerce.js';
+import { boundaryOf, MultipartError, parseMultipart, type Part } from './multipart.js';
+import { fromPairs, objectOf, parseQuery, type Pairs } from './parameters.js';
+import type { Direction, SchemaCheck, SchemaCompiler } from './schemas.js';
+import { pointerOf, type Violations } from './violations.js';
+
+export type BodyKind = 'json' | 'form' | 'multipart' | 'xml' | 'text' | 'opaque';
+
+/** A file field of a multipart body, as `facts.body` carries it. */
+export interface MultipartFile {
+  filename: string | undefined;
+  contentType: string | undefined;
+  data: Buffer;
+}
+
+export function bodyKind(mediaType: string): BodyKind {
+  const type = essence(mediaType);
+  if (isJsonMediaType(type)) return 'json';
+  if (isXmlMediaType(type)) return 'xml';
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type.startsWith('multipart/')) return 'multipart';
+  if (type.startsWith('text/')) return 'text';
+  return 'opaque';
+}
+
+export function bodyText(raw: Buffer): string {
+  const text = raw.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** What the body checks of one facade share. */
+export interface BodyContext {
+  contract: Contract;
+  compiler: SchemaCompiler;
+  maxBodySize: number;
+}
+
+const xmlDerefs = new WeakMap<Contract, ReturnType<typeof contractSchemas>>();
+
+/** The checks for one declared media type; its schema is compiled on first use. */
+export interface MediaCheck {
+  /**
+   * Parses a body sent as `contentType` and checks it. Returns the parsed value, or undefined when it could
+   * not be parsed (a violation says why) or its kind is not parsed at all.
+   */
+  parse(raw: Buffer, contentType: string, out: Violations): unknown;
+  /** Checks a value that is already parsed (a route's response object). */
+  validate(value: unknown, out: Violations): void;
+}
+
+export function compileMediaCheck(op: Operation, declared: string, direction: Direction, located: { value: MediaTypeObject | undefined; uri: string }, ctx: BodyContext): MediaCheck {
+  const schema = located.value?.schema;
+  const { uri } = located;
+  const { contract, compiler } = ctx;
+  const encoding = (located.value?.encoding ?? {}) as Record<string, { style?: unknown; explode?: unknown } | undefined>;
+  let check: SchemaCheck | undefined | null = schema === undefined ? null : undefined;
+  const validate = (value: unknown, out: Violations): void => {
+    if (check === undefined) check = compiler.compile(`${op.method} ${op.path} ${direction} ${declared}`, (convert) => convert(schema, uri, direction)) ?? null;
+    let errors;
+    try {
+      errors = check?.(value);
+    } catch (err) {
+      // A recursive schema walks as deep as the value nests; past the stack that is a client error.
+      if (!(err instanceof RangeError)) throw err;
+      out.add('schema', 'body', '', '', 'nests too deeply to be checked');
+      return;
+    }
+    if (errors) out.addSchemaErrors(errors, (segments) => ({ in: 'body', name: segments[segments.length - 1] ?? '', pointer: pointerOf(segments) }));
+  };
+  const shape = (): ValueShape => shapeOf(schema, uri, contract.refs);
+  const xml = (): ReturnType<typeof contractSchemas> => {
+    let schemas = xmlDerefs.get(contract);
+    if (schemas === undefined) xmlDerefs.set(contract, (schemas = contractSchemas(contract)));
+    return schemas;
+  };
+
+  const parse = (raw: Buffer, contentType: string, out: Violations): unknown => {
+    switch (bodyKind(contentType)) {
+      case 'json':
+        try {
+          return JSON.parse(bodyText(raw));
+        } catch (err) {
+          out.add('json', 'body', '', '', (err as Error).message);
+          return undefined;
+        }
+      case 'xml':
+        try {
+          const schemas = xml();
+          return parseXml(bodyText(raw), schemas.enter(schema, uri), { deref: schemas.deref, maxBytes: ctx.maxBodySize });
+        } catch (err) {
+          if (!(err instanceof SvcError)) throw err;
+          out.add('xml', 'body', '', '', 'is not well-formed XML');
+          return undefined;
+        }
+      case 'form':
+        return formObject(parseQuery(bodyText(raw)), shape(), encoding, false);
+      case 'text':
+        return shape().scalar(bodyText(raw));
+      case 'multipart':
+      case 'opaque':
+        return undefined;
+    }
+  };
+
+  return {
+    parse(raw, contentType, out) {
+      if (bodyKind(contentType) === 'multipart') {
+        const parts = multipartParts(raw, contentType, out);
+        if (parts === undefined) return undefined;
+        const fields = formObject(parts.filter((p) => p.filename === undefined).map((p) => [p.name, p.data.toString('utf8')] as const), shape(), encoding, true);
+        // Files are checked as (latin1) strings, so `format: binary` and `maxLength` (bytes) apply.
+        validate(withFiles(fields, parts, shape(), (p) => p.data.toString('latin1')), out);
+        return withFiles(fields, parts, shape(), (p): MultipartFile => ({ filename: p.filename, contentType: p.contentType, data: p.data }));
+      }
+      const errorsBefore = out.size;
+      const value = parse(raw, contentType, out);
+      if (value === undefined || out.size > errorsBefore) return undefined;
+      validate(value, out);
+      return value;
+    },
+    validate,
+  };
+}
+
+function multipartParts(raw: Buffer, contentType: string, out: Violations): Part[] | undefined {
+  const boundary = boundaryOf(contentType);
+  if (boundary === undefined) {
+    out.add('schema', 'body', '', '', 'the multipart Content-Type has no boundary');
+    return undefined;
+  }
+  try {
+    return parseMultipart(raw, boundary);
+  } catch (err) {
+    if (!(err instanceof MultipartError)) throw err;
+    out.add('schema', 'body', '', '', `is not a valid multipart body: ${err.message}`);
+    return undefined;
+  }
+}
+
+/**
+ * Form fields as an object: declared properties per their `encoding` style (form, explode by default);
+ * fields the schema does not declare are kept as strings, so `additionalProperties: false` can see them.
+ * In multipart bodies an object property arrives as one JSON part (its default content type).
+ */
+function formObject(pairs: Pairs, shape: ValueShape, encoding: Record<string, { style?: unknown; explode?: unknown } | undefined>, multipart: boolean): Record<string, unknown> {
+  const claimed = new Set<string>();
+  const out: Record<string, unknown> = {};
+  const declared = new Set(shape.propertyNames);
+  for (const name of shape.propertyNames) {
+    const enc = encoding[name];
+    const style = typeof enc?.style === 'string' ? enc.style : 'form';
+    const explode = typeof enc?.explode === 'boolean' ? enc.explode : style === 'form';
+    const prop = shape.property(name);
+    let value: unknown;
+    const own = pairs.find(([k]) => k === name);
+    if (multipart && prop.kind === 'object' && own !== undefined) value = jsonOrText(own[1]);
+    else if (prop.kind === 'object' && pairs.some(([k]) => k.startsWith(`${name}[`))) {
+      // Form encoders commonly write nested objects with brackets (`category[id]=1`) whatever the style.
+      value = fromPairs(pairs, name, 'deepObject', true, prop, declared);
+    } else value = fromPairs(pairs, name, style, explode, prop, declared);
+    if (value === undefined) continue;
+    setOwn(out, name, value);
+    claimed.add(name);
+    if (prop.kind === 'object') {
+      // The keys an object property consumed (exploded or deepObject) are not extra fields.
+      for (const [k] of pairs) if (k.startsWith(`${name}[`) || (explode && style === 'form' && !declared.has(k) && (prop.openEnded || prop.propertyNames.includes(k)))) claimed.add(k);
+    }
+  }
+  const extra = pairs.filter(([k]) => !claimed.has(k) && !declared.has(k));
+  if (extra.length > 0) for (const [k, v] of Object.entries(objectOf(extra, shape))) setOwn(out, k, v);
+  return out;
+}
+
+function jsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text; // the schema check reports it is not an object
+  }
+}
+
+/** The fields object plus the file parts, each file as `fileValue` gives it (an array when repeated or declared so). */
+function withFiles(fields: Record<string, unknown>, parts: Part[], shape: ValueShape, fileValue: (part: Part) => unknown): Record<string, unknown> {
+  const files = parts.filter((p) => p.filename !== undefined);
+  if (files.length === 0) return fields;
+  const out: Record<string, unknown> = { ...fields };
+  for (const name of new Set(files.map((p) => p.name))) {
+    const values = files.filter((p) => p.name === name).map(fileValue);
+    setOwn(out, name, values.length > 1 || shape.property(name).kind === 'array' ? values : values[0]);
+  }
+  return out;
+}

@@ -1,0 +1,248 @@
+// Parameters deserialized per `style`/`explode` (OpenAPI 3.x "Style Values"), coerced from strings by their
+// schemas, then checked together against one compiled schema per operation:
+// `{path: {...}, query: {...}, header: {...}, cookie: {...}}`.
+//
+//   style           explode  array                         object
+//   form            false    id=3,4,5                      id=R,100,G,200
+//   form            true     id=3&id=4&id=5                R=100&G=200
+//   spaceDelimited  false    id=3%204%205                  id=R%20100%20G%20200
+//   pipeDelimited   false    id=3|4|5                      id=R|100|G|200
+//   deepObject      true     -                             id[R]=100&id[G]=200
+//   simple          any      3,4,5                         R,100,G,200 / R=100,G=200
+//   label           false    .3,4,5 (or .3.4.5)            .R,100,G,200
+//   label           true     .3.4.5                        .R=100.G=200
+//   matrix          false    ;id=3,4,5                     ;id=R,100,G,200
+//   matrix          true     ;id=3;id=4;id=5               ;R=100;G=200
+import type { Operation, Parameter } from '../contract/operations.js';
+import type { RefResolver } from '../contract/refs.js';
+import type { RequestFacts } from '../facade.js';
+import { isJsonMediaType } from '../http/negotiation.js';
+import { setOwn, shapeOf, type ValueShape } from './coerce.js';
+import type { SchemaCheck, SchemaCompiler } from './schemas.js';
+import { pointerOf, type Violations } from './violations.js';
+
+/** Decoded `[name, value]` pairs of a query string, a Cookie header or a form body, in order. */
+export type Pairs = readonly (readonly [string, string])[];
+
+export function parseQuery(query: string): Pairs {
+  return query === '' ? [] : [...new URLSearchParams(query)];
+}
+
+export function parseCookies(header: string | undefined): Pairs {
+  if (!header) return [];
+  const pairs: [string, string][] = [];
+  for (const piece of header.split(';')) {
+    const eq = piece.indexOf('=');
+    if (eq === -1) continue;
+    pairs.push([piece.slice(0, eq).trim(), decodeLenient(piece.slice(eq + 1).trim())]);
+  }
+  return pairs;
+}
+
+function decodeLenient(text: string): string {
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+const DELIMITERS: Record<string, string> = { form: ',', spaceDelimited: ' ', pipeDelimited: '|' };
+
+/**
+ * One value from pairs (query, cookies, form fields) per style and explode; undefined when absent.
+ * `others` are names that belong to something else (other parameters), for exploded free-form objects.
+ */
+export function fromPairs(pairs: Pairs, name: string, style: string, explode: boolean, shape: ValueShape, others: ReadonlySet<string>): unknown {
+  if (shape.kind === 'object') {
+    if (style === 'deepObject') {
+      const prefix = `${name}[`;
+      const entries = pairs.filter(([k]) => k.startsWith(prefix) && k.endsWith(']')).map(([k, v]) => [k.slice(prefix.length, -1), v] as const);
+      return entries.length === 0 ? undefined : objectOf(entries, shape);
+    }
+    if (explode) {
+      // Names that belong to another parameter (or form field) stay theirs.
+      const entries = pairs.filter(([k]) => !others.has(k) && k !== name && (shape.openEnded || shape.propertyNames.includes(k)));
+      return entries.length === 0 ? undefined : objectOf(entries, shape);
+    }
+  }
+  const values = pairs.filter(([k]) => k === name).map(([, v]) => v);
+  if (values.length === 0) return undefined;
+  const delimiter = DELIMITERS[style] ?? ',';
+  if (shape.kind === 'array') {
+    const items = explode ? values : values[0]!.split(delimiter);
+    return items.map((v) => shape.item().scalar(v));
+  }
+  if (shape.kind === 'object') return objectOf(alternating(values[0]!.split(delimiter)), shape);
+  // Repeated primitive: keep every value, so the schema check reports the array rather than dropping data.
+  return values.length === 1 ? shape.scalar(values[0]!) : values.map((v) => shape.scalar(v));
+}
+
+/** A value that cannot be read as its style or content type says; reported as it is. */
+export class Unreadable {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * One value from a single string (path segments, headers) per style and explode. Label values are split
+ * on dots when exploded (or when they have no commas), so their items cannot themselves contain dots.
+ */
+export function fromString(text: string, name: string, style: string, explode: boolean, shape: ValueShape): unknown {
+  let body = text;
+  let separator = ',';
+  if (style === 'label') {
+    if (!text.startsWith('.')) return new Unreadable('is not label-style (it must start with ".")');
+    body = text.slice(1);
+    separator = explode || !body.includes(',') ? '.' : ',';
+  } else if (style === 'matrix') {
+    if (!text.startsWith(';')) return new Unreadable('is not matrix-style (it must start with ";")');
+    return fromMatrix(text, name, explode, shape);
+  }
+  if (shape.kind === 'primitive') return shape.scalar(body);
+  const pieces = body === '' ? [] : body.split(separator).map((p) => p.trim());
+  if (shape.kind === 'array') return pieces.map((v) => shape.item().scalar(v));
+  return objectOf(explode ? pieces.map(splitAssignment) : alternating(pieces), shape);
+}
+
+function fromMatrix(text: string, name: string, explode: boolean, shape: ValueShape): unknown {
+  const assignments = text.split(';').filter((s) => s !== '').map(splitAssignment);
+  if (shape.kind === 'object' && explode) return objectOf(assignments, shape);
+  const own = assignments.filter(([k]) => k === name).map(([, v]) => v);
+  if (shape.kind === 'array') {
+    const items = explode ? own : (own[0] ?? '').split(',');
+    return items.filter((v, i) => v !== '' || i > 0).map((v) => shape.item().scalar(v));
+  }
+  if (shape.kind === 'object') return objectOf(alternating((own[0] ?? '').split(',')), shape);
+  return shape.scalar(own[0] ?? '');
+}
+
+function splitAssignment(piece: string): readonly [string, string] {
+  const eq = piece.indexOf('=');
+  return eq === -1 ? [piece, ''] : [piece.slice(0, eq), piece.slice(eq + 1)];
+}
+
+/** `[k1, v1, k2, v2]` → pairs (a missing last value is empty). */
+function alternating(pieces: string[]): (readonly [string, string])[] {
+  const out: (readonly [string, string])[] = [];
+  for (let i = 0; i < pieces.length; i += 2) out.push([pieces[i]!, pieces[i + 1] ?? '']);
+  return out;
+}
+
+/** Builds an object from untrusted key/value pairs; repeated keys become arrays, values typed by property. */
+export function objectOf(entries: readonly (readonly [string, string])[], shape: ValueShape): Record<string, unknown> {
+  const grouped = new Map<string, string[]>();
+  for (const [k, v] of entries) {
+    const list = grouped.get(k);
+    if (list) list.push(v);
+    else grouped.set(k, [v]);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, values] of grouped) {
+    const prop = shape.property(k);
+    const value = prop.kind === 'array' ? values.map((v) => prop.item().scalar(v)) : values.length === 1 ? prop.scalar(values[0]!) : values.map((v) => prop.scalar(v));
+    setOwn(out, k, value);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The operation's parameter check
+
+interface Reader {
+  param: Parameter;
+  read(facts: RequestFacts, sources: Sources): unknown;
+}
+
+/** Query pairs and cookies are parsed at most once per request, and only when a parameter needs them. */
+class Sources {
+  private queryPairs: Pairs | undefined;
+  private cookiePairs: Pairs | undefined;
+
+  constructor(private readonly facts: RequestFacts) {}
+
+  get query(): Pairs {
+    return (this.queryPairs ??= parseQuery(this.facts.query));
+  }
+
+  get cookies(): Pairs {
+    return (this.cookiePairs ??= parseCookies(this.facts.req.headers.cookie));
+  }
+}
+
+const IN = ['path', 'query', 'header', 'cookie'] as const;
+
+/** The parameter check of one operation, compiled on its first request; undefined without parameters. */
+export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, refs: RefResolver): ((facts: RequestFacts, out: Violations) => void) | undefined {
+  if (op.parameters.length === 0) return undefined;
+  let compiled: { readers: Reader[]; check: SchemaCheck | undefined } | undefined;
+  const compile = (): NonNullable<typeof compiled> => {
+    const readers = op.parameters.map((p) => readerFor(p, op, refs));
+    const check = compiler.compile(`${op.method} ${op.path} parameters`, (convert) => {
+      const properties: Record<string, { type: 'object'; properties: Record<string, unknown> }> = {};
+      for (const where of IN) properties[where] = { type: 'object', properties: {} };
+      for (const p of op.parameters) setOwn(properties[p.in]!.properties, p.name, p.schema === undefined ? {} : convert(p.schema, p.uri, 'request'));
+      return { type: 'object', properties };
+    });
+    return { readers, check };
+  };
+
+  return (facts, out) => {
+    compiled ??= compile();
+    const values: Record<string, Record<string, unknown>> = { path: {}, query: {}, header: {}, cookie: {} };
+    const sources = new Sources(facts);
+    for (const { param, read } of compiled.readers) {
+      const value = read(facts, sources);
+      if (value === undefined) {
+        if (param.required) {
+          const kind = param.in === 'query' ? 'query-missing' : param.in === 'header' ? 'header-missing' : 'schema';
+          out.add(kind, param.in, param.name, '', 'is required');
+        }
+        continue;
+      }
+      if (value instanceof Unreadable) out.add('schema', param.in, param.name, '', value.message);
+      else setOwn(values[param.in]!, param.name, value);
+    }
+    const errors = compiled.check?.(values);
+    if (errors) {
+      out.addSchemaErrors(errors, ([where = 'query', name = '', ...rest]) => ({ in: where as Parameter['in'], name, pointer: pointerOf(rest) }));
+    }
+  };
+}
+
+function readerFor(param: Parameter, op: Operation, refs: RefResolver): Reader {
+  const shape = shapeOf(param.schema, param.uri, refs);
+  const { name, style, explode } = param;
+  const parseContent = param.contentType !== undefined && isJsonMediaType(param.contentType);
+  /** A single string (path segment, header, or a `content` parameter's value) typed. */
+  const typed = (text: string | undefined): unknown => {
+    if (text === undefined) return undefined;
+    if (!parseContent) return fromString(text, name, style, explode, shape);
+    try {
+      return JSON.parse(text);
+    } catch {
+      return new Unreadable(`is not valid ${param.contentType}`);
+    }
+  };
+  switch (param.in) {
+    case 'path':
+      return { param, read: (facts) => typed(facts.pathParams[name]) };
+    case 'header': {
+      const key = name.toLowerCase();
+      return {
+        param,
+        read(facts) {
+          const header = facts.req.headers[key];
+          return typed(Array.isArray(header) ? header.join(', ') : header);
+        },
+      };
+    }
+    case 'query':
+    case 'cookie': {
+      const others = new Set(op.parameters.filter((p) => p !== param && p.in === param.in).map((p) => p.name));
+      const pairsOf = (sources: Sources): Pairs => (param.in === 'query' ? sources.query : sources.cookies);
+      if (parseContent) return { param, read: (_facts, sources) => typed(pairsOf(sources).find(([k]) => k === name)?.[1]) };
+      return { param, read: (_facts, sources) => fromPairs(pairsOf(sources), name, style, explode, shape, others) };
+    }
+  }
+}

@@ -1,0 +1,146 @@
+// The validation feature (SPEC §8). With `clientRequestValidation: true` every operation (routed, mocked or
+// ignored) checks its requests before anything else runs, in this order, the first failing class deciding:
+//   415  a body whose Content-Type the operation does not declare;
+//   406  an Accept header none of the declared response media types satisfies;
+//   400  every parameter and the body against their schemas, all violations collected.
+// With `clientResponseValidation: true` routed operations check what the route answers against the
+// contract's response for that status; a violation is a 500 (a defect of the route, not of the client).
+import type { Contract } from '../contract/load.js';
+import type { Operation, ResponseObject } from '../contract/operations.js';
+import type { Located } from '../contract/refs.js';
+import { Errors, SvcError, svcError } from '../errors.js';
+import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../facade.js';
+import { compileNegotiator, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
+import { HeaderNames, type Exchange } from '../routes/exchange.js';
+import { bodyKind, compileMediaCheck, type BodyContext, type MediaCheck } from './bodies.js';
+import { compileParameterCheck } from './parameters.js';
+import { SchemaCompiler } from './schemas.js';
+import { Violations } from './violations.js';
+
+/** One schema compiler (and ajv instance) per facade, shared by all its operations. */
+const contexts = new WeakMap<Contract, BodyContext>();
+
+function bodyContext(ctx: FeatureContext): BodyContext {
+  let body = contexts.get(ctx.contract);
+  if (body === undefined) {
+    body = { contract: ctx.contract, compiler: new SchemaCompiler(ctx.contract, ctx.logger), maxBodySize: ctx.serverOptions.maxBodySize };
+    contexts.set(ctx.contract, body);
+  }
+  return body;
+}
+
+export const validationFeature: Feature = (op, disposition, ctx) => {
+  const { clientRequestValidation, clientResponseValidation } = ctx.config.rest;
+  const stages: Partial<OperationStages> = {};
+  if (clientRequestValidation) stages.check = compileRequestCheck(op, bodyContext(ctx));
+  if (clientResponseValidation && disposition === 'route') stages.checkResponse = compileResponseCheck(op, bodyContext(ctx));
+  return stages.check || stages.checkResponse ? stages : undefined;
+};
+
+const MAX_CACHED_CONTENT_TYPES = 64;
+
+/** Content-Type → the declared media type it matches (parameters and case ignored, wildcards honoured). */
+function compileContentTypeMatcher(declared: readonly string[]): (contentType: string) => string | undefined {
+  const cache = new Map<string, string | undefined>();
+  return (contentType) => {
+    if (cache.has(contentType)) return cache.get(contentType);
+    const match = findDeclaredMediaType(declared, contentType);
+    if (cache.size >= MAX_CACHED_CONTENT_TYPES) cache.clear();
+    cache.set(contentType, match);
+    return match;
+  };
+}
+
+/** At most this much of a client's Content-Type is echoed in the 415 detail. */
+const MAX_ECHOED = 100;
+
+function compileRequestCheck(op: Operation, body: BodyContext): (facts: RequestFacts) => void {
+  const declared = op.consumes;
+  const required = op.requestBody?.value.required === true;
+  const content = op.requestBody?.value.content ?? {};
+  const bodyUri = op.requestBody?.uri ?? '';
+  const matchContentType = compileContentTypeMatcher(declared);
+  // Operations that declare no response content accept any Accept header.
+  const negotiate = op.produces.length > 0 ? compileNegotiator(op.produces) : undefined;
+  const notAcceptable = svcError(Errors.NOT_ACCEPTABLE);
+  const checkParameters = compileParameterCheck(op, body.compiler, body.contract.refs);
+  const mediaChecks = new Map<string, MediaCheck>();
+  const mediaCheck = (type: string): MediaCheck => {
+    let check = mediaChecks.get(type);
+    if (check === undefined) mediaChecks.set(type, (check = compileMediaCheck(op, type, 'request', { value: content[type], uri: bodyUri }, body)));
+    return check;
+  };
+
+  return (facts) => {
+    const raw = facts.raw;
+    const sent = raw !== undefined && raw.length > 0;
+    // A body without Content-Type is read as the first declared media type (as binding reads it).
+    const contentType = facts.req.headers['content-type'] || declared[0];
+    let type: string | undefined;
+    if (sent && declared.length > 0) {
+      type = contentType === undefined ? undefined : matchContentType(contentType);
+      if (type === undefined) throw svcError(Errors.UNSUPPORTED_MEDIA_TYPE, contentType!.slice(0, MAX_ECHOED));
+    }
+    const accept = facts.req.headers.accept;
+    if (negotiate !== undefined && accept !== undefined && negotiate(accept) === undefined) throw notAcceptable;
+
+    const out = new Violations();
+    checkParameters?.(facts, out);
+    if (!sent) {
+      if (required) out.add('body-missing', 'body', '', '', 'is required');
+    } else if (type !== undefined) {
+      const value = mediaCheck(type).parse(raw!, contentType!, out);
+      if (value !== undefined) facts.body = value;
+    }
+    if (out.size > 0) throw out.toError();
+  };
+}
+
+const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
+
+function compileResponseCheck(op: Operation, body: BodyContext): (ex: Exchange) => void {
+  const checks = new Map<string, MediaCheck>();
+  const mediaCheck = (code: string, response: Located<ResponseObject>, type: string): MediaCheck => {
+    const key = `${code} ${type}`;
+    let check = checks.get(key);
+    if (check === undefined) checks.set(key, (check = compileMediaCheck(op, type, 'response', { value: response.value.content?.[type], uri: response.uri }, body)));
+    return check;
+  };
+  const declaresResponses = Object.keys(op.responses).length > 0;
+
+  return (ex) => {
+    const value = ex.message.body;
+    if (value === undefined || value === null || value === '') return;
+    const status = responseStatus(ex.message.headers.get(RESPONSE_CODE));
+    if (status === undefined) return; // writing the response reports the bad code
+    const code = String(status);
+    const response = op.responses[code] ?? op.responses[`${code[0]}XX`] ?? op.responses.default;
+    const out = new Violations();
+    if (response === undefined) {
+      if (declaresResponses) out.add('schema', 'body', '', '', `status ${code} is not declared for this operation`);
+    } else {
+      const declared = Object.keys(response.value.content ?? {});
+      const isText = typeof value === 'string' || Buffer.isBuffer(value);
+      const set = ex.message.headers.get('content-type');
+      const actual = typeof set === 'string' ? set : isText ? undefined : (declared.find(isJsonMediaType) ?? declared[0]);
+      const type = actual === undefined ? undefined : findDeclaredMediaType(declared, actual);
+      if (declared.length === 0) {
+        // Nothing declared for this status: any body goes.
+      } else if (type === undefined) {
+        out.add('schema', 'body', '', '', `media type ${actual ?? '(none)'} is not declared for status ${code}`);
+      } else if (isText) {
+        mediaCheck(code, response, type).parse(Buffer.isBuffer(value) ? value : Buffer.from(value), actual!, out);
+      } else if (bodyKind(actual!) !== 'opaque') {
+        mediaCheck(code, response, type).validate(value, out);
+      }
+    }
+    if (out.size > 0) throw new SvcError(Errors.INVALID_RESPONSE, [], out.items);
+  };
+}
+
+/** The status the response will be written with (a body is present here): the route's code, else 200. */
+function responseStatus(code: unknown): number | undefined {
+  if (code === undefined || code === null || code === '') return 200;
+  const n = Number(code);
+  return Number.isInteger(n) && n >= 100 && n <= 599 ? n : undefined;
+}

@@ -1,0 +1,270 @@
+// Mocking from the contract's examples (SPEC §7 steps 2–4): response choice, Accept negotiation, example
+// choice, XML rendering, Prefer, echo and the empty answer, on a contract written for it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, tempDir, type Running } from '../helpers.js';
+import { rawRequest } from '../fixtures/http.js';
+
+const THING = { $ref: '#/components/schemas/Thing' };
+
+const CONTRACT = {
+  openapi: '3.0.3',
+  info: { title: 'mock examples', version: '1' },
+  servers: [{ url: '/api' }],
+  paths: {
+    '/things/{id}': {
+      get: {
+        operationId: 'getThing',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': { schema: THING, example: { id: 1, name: 'plain' } },
+              'application/xml': {
+                schema: THING,
+                examples: {
+                  first: { $ref: '#/components/examples/referenced' },
+                  second: { summary: 'inline', value: { id: 2, name: 'second' } },
+                },
+              },
+            },
+          },
+          '400': { description: 'no content' },
+          '404': { description: 'missing', content: { 'application/json': { example: { code: 404, message: 'not found' } } } },
+          '4XX': { description: 'range', content: { 'application/json': { example: { code: 'any 4xx' } } } },
+          default: { description: 'error', content: { 'application/json': { example: { code: 'default' } } } },
+        },
+      },
+    },
+    '/named': {
+      get: {
+        operationId: 'named',
+        responses: {
+          '202': { description: 'later', content: { 'application/json': { example: { kind: 'later' } } } },
+          '201': {
+            description: 'created',
+            content: {
+              'application/json': {
+                examples: {
+                  external: { externalValue: 'http://127.0.0.1:1/never-fetched.json' },
+                  cat: { value: { kind: 'cat' } },
+                  dog: { value: { kind: 'dog' } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    '/schema-example': {
+      get: {
+        operationId: 'schemaExample',
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Widget' } } } } },
+      },
+    },
+    '/text': {
+      get: { operationId: 'text', responses: { '2XX': { description: 'ok', content: { 'text/plain': { example: 'hello, text' } } } } },
+    },
+    '/only-default': {
+      get: { operationId: 'onlyDefault', responses: { default: { description: 'any', content: { 'application/json': { example: { fallback: true } } } } } },
+    },
+    '/xml-string': {
+      get: {
+        operationId: 'xmlString',
+        responses: { '200': { description: 'ok', content: { 'application/xml': { example: '<ready>as written</ready>' } } } },
+      },
+    },
+    '/nothing': {
+      get: { operationId: 'nothing', responses: { '200': { description: 'no example', content: { 'application/json': { schema: { type: 'object' } } } } } },
+    },
+    '/echo': {
+      post: { operationId: 'echoPost', responses: { '201': { description: 'ok', content: { 'application/json': { example: { not: 'used' } } } } } },
+      put: { operationId: 'echoPut', responses: { '200': { description: 'ok' } } },
+      patch: { operationId: 'echoPatch', responses: { '200': { description: 'ok' } } },
+      delete: { operationId: 'echoDelete', responses: { '200': { description: 'ok' } } },
+      options: { operationId: 'echoOptions', responses: { '200': { description: 'ok' } } },
+    },
+  },
+  components: {
+    schemas: {
+      Thing: {
+        type: 'object',
+        xml: { name: 'thing' },
+        properties: { id: { type: 'integer', xml: { attribute: true } }, name: { type: 'string' } },
+      },
+      Widget: { type: 'object', properties: { size: { type: 'integer' } }, example: { size: 3 } },
+    },
+    examples: { referenced: { summary: 'by $ref', value: { id: 7, name: 'referenced' } } },
+  },
+};
+
+let app: Running;
+
+before(async () => {
+  const dir = tempDir({ 'contract.json': JSON.stringify(CONTRACT) });
+  app = await serve({ specification: 'contract.json', missingOperation: 'mock', baseDir: dir });
+});
+after(() => app.close());
+
+async function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string | null; body: string }> {
+  const res = await fetch(app.origin + path, { headers });
+  return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+}
+
+test('GET answers the 200 response first media type `example`, as JSON', async () => {
+  const res = await get('/api/things/1');
+  assert.equal(res.status, 200);
+  assert.equal(res.type, 'application/json');
+  assert.deepEqual(JSON.parse(res.body), { id: 1, name: 'plain' });
+});
+
+test('Accept picks the XML media type; the first `examples` entry is a $ref, rendered by the XML codec', async () => {
+  const res = await get('/api/things/1', { accept: 'application/xml' });
+  assert.equal(res.status, 200);
+  assert.equal(res.type, 'application/xml');
+  assert.equal(res.body, '<?xml version="1.0" encoding="UTF-8"?><thing id="7"><name>referenced</name></thing>');
+});
+
+test('Accept q-values, wildcards and q=0 decide the media type', async () => {
+  const cases: [string, string][] = [
+    ['application/json;q=0.5, application/xml', 'application/xml'],
+    ['application/xml;q=0.1, application/json;q=0.9', 'application/json'],
+    ['application/json;q=0, */*', 'application/xml'],
+    ['text/html, application/*;q=0.8', 'application/json'],
+    ['*/*', 'application/json'],
+  ];
+  for (const [accept, type] of cases) {
+    const res = await get('/api/things/1', { accept });
+    assert.equal(res.status, 200, accept);
+    assert.equal(res.type, type, accept);
+  }
+});
+
+test('nothing acceptable: no example is served (204)', async () => {
+  const res = await get('/api/things/1', { accept: 'text/plain' });
+  assert.equal(res.status, 204);
+  assert.equal(res.body, '');
+});
+
+test('without Accept, a declared request Content-Type chooses the media type, else the first declared', async () => {
+  // fetch always sends Accept; node:http sends none.
+  const xml = await rawRequest(app.origin, '/api/things/1', { headers: { 'content-type': 'application/xml' } });
+  assert.equal(xml.headers['content-type'], 'application/xml');
+  assert.match(xml.body, /<thing id="7">/);
+  const undeclared = await rawRequest(app.origin, '/api/things/1', { headers: { 'content-type': 'text/csv' } });
+  assert.equal(undeclared.headers['content-type'], 'application/json');
+  const none = await rawRequest(app.origin, '/api/things/1');
+  assert.equal(none.headers['content-type'], 'application/json');
+});
+
+test('Prefer: code= picks a declared response (exact, then its range); an undeclared code is ignored', async () => {
+  const notFound = await get('/api/things/1', { prefer: 'code=404' });
+  assert.equal(notFound.status, 404);
+  assert.deepEqual(JSON.parse(notFound.body), { code: 404, message: 'not found' });
+
+  const range = await get('/api/things/1', { prefer: 'code=409' });
+  assert.equal(range.status, 409);
+  assert.deepEqual(JSON.parse(range.body), { code: 'any 4xx' });
+
+  const noContent = await get('/api/things/1', { prefer: 'code=400' });
+  assert.equal(noContent.status, 400);
+  assert.equal(noContent.body, '');
+
+  for (const prefer of ['code=503', 'code=abc', 'code=']) {
+    const ignored = await get('/api/things/1', { prefer });
+    assert.equal(ignored.status, 200, prefer);
+    assert.deepEqual(JSON.parse(ignored.body), { id: 1, name: 'plain' }, prefer);
+  }
+});
+
+test('Prefer: example= picks a named example; together with code= both apply', async () => {
+  const second = await get('/api/things/1', { accept: 'application/xml', prefer: 'example=second' });
+  assert.equal(second.body, '<?xml version="1.0" encoding="UTF-8"?><thing id="2"><name>second</name></thing>');
+
+  const both = await get('/api/things/1', { accept: 'application/xml', prefer: 'code=200, example="second"' });
+  assert.equal(both.status, 200);
+  assert.match(both.body, /<thing id="2">/);
+
+  const dog = await get('/api/named', { prefer: 'example=dog; code=201' });
+  assert.equal(dog.status, 201);
+  assert.deepEqual(JSON.parse(dog.body), { kind: 'dog' });
+
+  const unknown = await get('/api/named', { prefer: 'example=unicorn' });
+  assert.deepEqual(JSON.parse(unknown.body), { kind: 'cat' });
+});
+
+test('the lowest 2xx is chosen without 200; an externalValue is skipped, never fetched', async () => {
+  const res = await get('/api/named');
+  assert.equal(res.status, 201);
+  assert.deepEqual(JSON.parse(res.body), { kind: 'cat' });
+  const external = await get('/api/named', { prefer: 'example=external' });
+  assert.deepEqual(JSON.parse(external.body), { kind: 'cat' });
+});
+
+test("the schema's own example, a 2XX range, `default`, and a ready XML string", async () => {
+  assert.deepEqual(JSON.parse((await get('/api/schema-example')).body), { size: 3 });
+
+  const text = await get('/api/text');
+  assert.equal(text.status, 200);
+  assert.equal(text.type, 'text/plain');
+  assert.equal(text.body, 'hello, text');
+
+  const fallback = await get('/api/only-default');
+  assert.equal(fallback.status, 200);
+  assert.deepEqual(JSON.parse(fallback.body), { fallback: true });
+
+  const xml = await get('/api/xml-string');
+  assert.equal(xml.type, 'application/xml');
+  assert.equal(xml.body, '<ready>as written</ready>');
+});
+
+test('GET without any example answers 204', async () => {
+  const res = await get('/api/nothing');
+  assert.equal(res.status, 204);
+  assert.equal(res.body, '');
+});
+
+test('HEAD is served like GET without a body', async () => {
+  const res = await rawRequest(app.origin, '/api/things/1', { method: 'HEAD' });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers['content-type'], 'application/json');
+  assert.equal(res.headers['content-length'], String(Buffer.byteLength('{"id":1,"name":"plain"}')));
+  assert.equal(res.body, '');
+});
+
+test('POST, PUT, PATCH and DELETE echo the request body with its Content-Type; empty → 204', async () => {
+  const json = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{ "kept":  "as sent" }' });
+  assert.equal(json.status, 200);
+  assert.equal(json.headers.get('content-type'), 'application/json');
+  assert.equal(await json.text(), '{ "kept":  "as sent" }');
+
+  const bytes = Buffer.from([0, 255, 1, 254, 0xc3, 0x28]); // not valid UTF-8: must come back unchanged
+  const put = await fetch(`${app.origin}/api/echo`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: bytes });
+  assert.equal(put.status, 200);
+  assert.equal(put.headers.get('content-type'), 'text/plain');
+  assert.deepEqual(Buffer.from(await put.arrayBuffer()), bytes);
+
+  const patch = await fetch(`${app.origin}/api/echo`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"a":null}' });
+  assert.equal(patch.headers.get('content-type'), 'application/merge-patch+json');
+  assert.equal(await patch.text(), '{"a":null}');
+
+  const del = await fetch(`${app.origin}/api/echo`, { method: 'DELETE' });
+  assert.equal(del.status, 204);
+  assert.equal(await del.text(), '');
+});
+
+test('POST with Prefer answers the preferred response instead of the echo', async () => {
+  const res = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/json', prefer: 'code=201' }, body: '{"x":1}' });
+  assert.equal(res.status, 201);
+  assert.deepEqual(await res.json(), { not: 'used' });
+});
+
+test('other methods (OPTIONS) answer 204, and a client cannot pick the status with SvcHttpResponseCode', async () => {
+  const options = await rawRequest(app.origin, '/api/echo', { method: 'OPTIONS' });
+  assert.equal(options.status, 204);
+  const forged = await get('/api/things/1', { SvcHttpResponseCode: '500' });
+  assert.equal(forged.status, 200);
+  const forgedEcho = await fetch(`${app.origin}/api/echo?SvcHttpResponseCode=418`, { method: 'DELETE', headers: { SvcHttpResponseCode: '500' } });
+  assert.equal(forgedEcho.status, 204);
+});

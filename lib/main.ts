@@ -6,7 +6,7 @@ import { loadConfigFiles } from './config/load.js';
 import { setOption } from './config/model.js';
 import { Errors, SvcError, svcError } from './errors.js';
 import { buildFacade } from './facade.js';
-import { consoleLogger } from './log.js';
+import { consoleLogger, silentLogger } from './log.js';
 
 const USAGE = `Usage: svc-facade [options] FILE...
 
@@ -65,10 +65,20 @@ async function main(argv: readonly string[]): Promise<void> {
   if (parsed.dev) config.dev = true;
   const workers = config.server.workers ?? 1;
   if (workers > 1 && cluster.isPrimary) {
-    for (let i = 0; i < workers; i++) cluster.fork();
+    // Fail fast and once: the contract and routes are checked here, before any worker starts.
+    await buildFacade(config, { logger: silentLogger });
+    let stopping = false;
     const stopAll = (): void => {
+      stopping = true;
       for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
     };
+    // A worker that dies on its own takes the others down and gives the process its exit code.
+    cluster.on('exit', (_worker, code) => {
+      if (stopping || code === 0) return;
+      process.exitCode = code ?? 1;
+      stopAll();
+    });
+    for (let i = 0; i < workers; i++) cluster.fork();
     process.on('SIGTERM', stopAll).on('SIGINT', stopAll);
     return;
   }

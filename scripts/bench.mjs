@@ -51,6 +51,23 @@ export const SCENARIOS = [
     request: { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/xml' } },
     expect: { status: 200, type: 'application/xml', body: PET_XML },
   },
+  {
+    // addPet has no route in route.yaml, so the facade answers with the body it was sent.
+    name: 'POST /pet validation on',
+    key: 'validation-on',
+    files: [bench('route.yaml')],
+    env: { SVC_REST_CLIENTREQUESTVALIDATION: 'true' },
+    request: { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON },
+    expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
+  {
+    name: 'POST /pet validation off',
+    key: 'validation-off',
+    files: [bench('route.yaml')],
+    env: { SVC_REST_CLIENTREQUESTVALIDATION: 'false' },
+    request: { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON },
+    expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
 ];
 
 const STARTUP = [

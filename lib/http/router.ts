@@ -24,14 +24,17 @@ export interface PathMatch<T> {
 const ALLOW_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'];
 export const PARAM_KEYS = Array.from({ length: 64 }, (_, i) => `p${i}`);
 
-/** `/pet/{petId}` → `/pet/:p0` (and the names), escaping find-my-way's `:` in literal text. */
+/** `/pet/{petId}` → `/pet/:p0` (and the names), escaping find-my-way's `:` and `*` in literal text. */
 export function toRouterPath(template: string): { path: string; paramNames: string[] } {
   const paramNames: string[] = [];
   let path = '';
   let last = 0;
+  let stars = 0;
+  // A literal `*` would be a wildcard to find-my-way: it becomes a parameter (w0, w1...) matching only `*`.
+  const literal = (text: string): string => text.replace(/:/g, '::').replace(/\*/g, () => `:w${stars++}(\\*)`);
   const re = /\{([^{}]+)\}/g;
   for (let m = re.exec(template); m !== null; m = re.exec(template)) {
-    path += template.slice(last, m.index).replace(/:/g, '::') + `:${PARAM_KEYS[paramNames.length] ?? `p${paramNames.length}`}`;
+    path += literal(template.slice(last, m.index)) + `:${PARAM_KEYS[paramNames.length] ?? `p${paramNames.length}`}`;
     paramNames.push(m[1]!);
     last = m.index + m[0].length;
     // find-my-way ends a parameter name only at '/', '-', '.' or the end; other literal text right after a
@@ -39,7 +42,7 @@ export function toRouterPath(template: string): { path: string; paramNames: stri
     const next = template[last];
     if (next !== undefined && next !== '/' && next !== '-' && next !== '.') path += '(.*?)';
   }
-  path += template.slice(last).replace(/:/g, '::');
+  path += literal(template.slice(last));
   return { path: path.startsWith('/') ? path : `/${path}`, paramNames };
 }
 

@@ -57,10 +57,10 @@ export class Headers {
   /** A plain snapshot of all headers. */
   toObject(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(this.incoming)) if (!isInternalName(key)) out[key] = this.incoming[key];
+    for (const key of Object.keys(this.incoming)) if (!isInternalName(key)) putOwn(out, key, this.incoming[key]);
     for (const [key, value] of this.overlay) {
       if (value === undefined) delete out[key];
-      else out[key] = value;
+      else putOwn(out, key, value);
     }
     return out;
   }
@@ -69,6 +69,12 @@ export class Headers {
   writtenNames(): readonly string[] {
     return this.written ?? EMPTY;
   }
+}
+
+/** Sets an own property, also for a client-chosen name like `__proto__` (an assignment would set the prototype). */
+function putOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** `Svc*` names (any case) belong to the facade; they never come from clients and are never sent to them. */

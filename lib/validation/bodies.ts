@@ -52,7 +52,7 @@ export interface MediaCheck {
    * Parses a body sent as `contentType` and checks it. Returns the parsed value, or undefined when it could
    * not be parsed (a violation says why) or its kind is not parsed at all.
    */
-  parse(raw: Buffer, contentType: string, out: Violations): unknown;
+  parse(raw: Buffer, contentType: string, kind: BodyKind, out: Violations): unknown;
   /** Checks a value that is already parsed (a route's response object). */
   validate(value: unknown, out: Violations): void;
 }
@@ -83,8 +83,8 @@ export function compileMediaCheck(op: Operation, declared: string, direction: Di
     return schemas;
   };
 
-  const parse = (raw: Buffer, contentType: string, out: Violations): unknown => {
-    switch (bodyKind(contentType)) {
+  const parse = (raw: Buffer, kind: BodyKind, out: Violations): unknown => {
+    switch (kind) {
       case 'json':
         try {
           return JSON.parse(bodyText(raw));
@@ -112,8 +112,8 @@ export function compileMediaCheck(op: Operation, declared: string, direction: Di
   };
 
   return {
-    parse(raw, contentType, out) {
-      if (bodyKind(contentType) === 'multipart') {
+    parse(raw, contentType, kind, out) {
+      if (kind === 'multipart') {
         const parts = multipartParts(raw, contentType, out);
         if (parts === undefined) return undefined;
         const fields = formObject(parts.filter((p) => p.filename === undefined).map((p) => [p.name, p.data.toString('utf8')] as const), shape(), encoding, true);
@@ -122,7 +122,7 @@ export function compileMediaCheck(op: Operation, declared: string, direction: Di
         return withFiles(fields, parts, shape(), (p): MultipartFile => ({ filename: p.filename, contentType: p.contentType, data: p.data }));
       }
       const errorsBefore = out.size;
-      const value = parse(raw, contentType, out);
+      const value = parse(raw, kind, out);
       if (value === undefined || out.size > errorsBefore) return undefined;
       validate(value, out);
       return value;

@@ -75,9 +75,18 @@ export function compilePattern(pattern: string, flags: string): RegExpLike | str
   }
   if (backtracksSafely(ast)) return native;
   if (containsOpaque(ast)) return 'it may backtrack badly and uses back-references or lookarounds';
+  return nfaFor(ast, unicode, `/${pattern}/${flags}`) ?? 'it is too large for the safe matcher';
+}
+
+/** The linear-time matcher for a pattern, whatever its shape; undefined when it needs what the NFA lacks. */
+export function compileNfa(pattern: string, unicode: boolean): RegExpLike | undefined {
+  const ast = new Parser(pattern, unicode).parse();
+  return containsOpaque(ast) ? undefined : nfaFor(ast, unicode, `/${pattern}/${unicode ? 'u' : ''}`);
+}
+
+function nfaFor(ast: Node, unicode: boolean, source: string): RegExpLike | undefined {
   const program = compileProgram(ast);
-  if (program === undefined) return 'it is too large for the safe matcher';
-  return new NfaRegExp(program, unicode, startsAnchored(ast), `/${pattern}/${flags}`);
+  return program === undefined ? undefined : new NfaRegExp(program, unicode, startsAnchored(ast), source);
 }
 
 // ---------------------------------------------------------------------------------------------------------

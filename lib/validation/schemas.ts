@@ -11,7 +11,7 @@
 //   target is added to ajv once per direction under a private id; targets are keyed by object identity,
 //   so recursive schemas terminate and are shared between operations.
 // - `discriminator` with `oneOf`/`anyOf` becomes an if/then dispatch on the property's value, so only the
-//   chosen branch is checked (and reported); when some branch has no value, plain `oneOf` stays.
+//   chosen branch is checked (and reported); see discriminator.ts for when plain `oneOf` stays.
 // - A schema ajv cannot compile is logged once and that part is not validated (never a failed request).
 import { Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -19,6 +19,7 @@ import formatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { Contract } from '../contract/load.js';
 import { isRef } from '../contract/refs.js';
 import type { Logger } from '../log.js';
+import { discriminatorDispatch } from './discriminator.js';
 import { createSafeRegExp } from './safe-regex.js';
 
 export type Direction = 'request' | 'response';
@@ -183,45 +184,25 @@ export class SchemaCompiler {
     return format;
   }
 
+  /** A discriminated `oneOf`/`anyOf` becomes an if/then per value, so only the picked branch is checked. */
   private applyDiscriminator(node: Json, out: Json, uri: string, direction: Direction, depth: number): void {
-    const disc = node.discriminator as { propertyName?: unknown; mapping?: unknown } | undefined;
-    const key = Array.isArray(node.oneOf) ? 'oneOf' : Array.isArray(node.anyOf) ? 'anyOf' : undefined;
-    if (!disc || typeof disc.propertyName !== 'string' || key === undefined) return;
-    const prop = disc.propertyName;
-    const refs = this.contract.refs;
-    const branches = (node[key] as unknown[]).map((b) => refs.deref(b, uri).value);
-    const byValue = new Map<string, { ref: string; uri: string }>();
-    if (disc.mapping && typeof disc.mapping === 'object') {
-      for (const [value, target] of Object.entries(disc.mapping as Json)) {
-        if (typeof target !== 'string') continue;
-        byValue.set(value, { ref: /[/#]/.test(target) ? target : `#/components/schemas/${target}`, uri });
-      }
-    }
-    for (const branch of node[key] as unknown[]) {
-      if (!isRef(branch)) continue;
-      const name = decodeURIComponent(branch.$ref.slice(branch.$ref.lastIndexOf('/') + 1));
-      if (!byValue.has(name)) byValue.set(name, { ref: branch.$ref, uri });
-    }
-    // Every branch must be reachable by some value, or dispatching would reject what oneOf accepts.
-    let reached: Set<unknown>;
-    try {
-      reached = new Set([...byValue.values()].map((t) => refs.deref(refs.resolveRef(t.ref, t.uri).value, t.uri).value));
-    } catch {
-      return; // a mapping that points nowhere: plain oneOf/anyOf
-    }
-    if (byValue.size === 0 || !branches.every((b) => reached.has(b))) return;
-    const values = [...byValue.keys()];
-    const dispatch = {
-      type: 'object',
-      required: [prop],
-      properties: { [prop]: { enum: values } },
-      allOf: [...byValue].map(([value, target]) => ({
-        if: { type: 'object', required: [prop], properties: { [prop]: { const: value } } },
-        then: this.convert({ $ref: target.ref }, target.uri, direction, depth + 1),
-      })),
-    };
-    delete out[key];
-    out.allOf = [...((out.allOf as unknown[]) ?? []), dispatch];
+    const dispatch = discriminatorDispatch(node, uri, this.contract.refs);
+    if (dispatch === undefined) return;
+    const prop = dispatch.propertyName;
+    const byValue = [...dispatch.targets];
+    delete out[dispatch.keyword];
+    out.allOf = [
+      ...((out.allOf as unknown[]) ?? []),
+      {
+        type: 'object',
+        required: [prop],
+        properties: { [prop]: { enum: byValue.map(([value]) => value) } },
+        allOf: byValue.map(([value, target]) => ({
+          if: { type: 'object', required: [prop], properties: { [prop]: { const: value } } },
+          then: this.convert({ $ref: target.ref }, target.uri, direction, depth + 1),
+        })),
+      },
+    ];
   }
 }
 

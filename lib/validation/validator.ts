@@ -12,7 +12,7 @@ import { Errors, SvcError, svcError } from '../errors.js';
 import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../facade.js';
 import { compileNegotiator, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
 import { HeaderNames, type Exchange } from '../routes/exchange.js';
-import { bodyKind, compileMediaCheck, type BodyContext, type MediaCheck } from './bodies.js';
+import { bodyKind, compileMediaCheck, type BodyContext, type BodyKind, type MediaCheck } from './bodies.js';
 import { compileParameterCheck } from './parameters.js';
 import { SchemaCompiler } from './schemas.js';
 import { Violations } from './violations.js';
@@ -39,12 +39,20 @@ export const validationFeature: Feature = (op, disposition, ctx) => {
 
 const MAX_CACHED_CONTENT_TYPES = 64;
 
+interface ContentTypeMatch {
+  /** The declared media type the Content-Type matches. */
+  declared: string;
+  /** How the body is parsed: by the type actually sent (a declared `application/*` may receive JSON). */
+  kind: BodyKind;
+}
+
 /** Content-Type → the declared media type it matches (parameters and case ignored, wildcards honoured). */
-function compileContentTypeMatcher(declared: readonly string[]): (contentType: string) => string | undefined {
-  const cache = new Map<string, string | undefined>();
+function compileContentTypeMatcher(declared: readonly string[]): (contentType: string) => ContentTypeMatch | undefined {
+  const cache = new Map<string, ContentTypeMatch | undefined>();
   return (contentType) => {
     if (cache.has(contentType)) return cache.get(contentType);
-    const match = findDeclaredMediaType(declared, contentType);
+    const type = findDeclaredMediaType(declared, contentType);
+    const match = type === undefined ? undefined : { declared: type, kind: bodyKind(contentType) };
     if (cache.size >= MAX_CACHED_CONTENT_TYPES) cache.clear();
     cache.set(contentType, match);
     return match;
@@ -76,10 +84,10 @@ function compileRequestCheck(op: Operation, body: BodyContext): (facts: RequestF
     const sent = raw !== undefined && raw.length > 0;
     // A body without Content-Type is read as the first declared media type (as binding reads it).
     const contentType = facts.req.headers['content-type'] || declared[0];
-    let type: string | undefined;
+    let match: ContentTypeMatch | undefined;
     if (sent && declared.length > 0) {
-      type = contentType === undefined ? undefined : matchContentType(contentType);
-      if (type === undefined) throw svcError(Errors.UNSUPPORTED_MEDIA_TYPE, contentType!.slice(0, MAX_ECHOED));
+      match = contentType === undefined ? undefined : matchContentType(contentType);
+      if (match === undefined) throw svcError(Errors.UNSUPPORTED_MEDIA_TYPE, contentType!.slice(0, MAX_ECHOED));
     }
     const accept = facts.req.headers.accept;
     if (negotiate !== undefined && accept !== undefined && negotiate(accept) === undefined) throw notAcceptable;
@@ -88,8 +96,8 @@ function compileRequestCheck(op: Operation, body: BodyContext): (facts: RequestF
     checkParameters?.(facts, out);
     if (!sent) {
       if (required) out.add('body-missing', 'body', '', '', 'is required');
-    } else if (type !== undefined) {
-      const value = mediaCheck(type).parse(raw!, contentType!, out);
+    } else if (match !== undefined) {
+      const value = mediaCheck(match.declared).parse(raw!, contentType!, match.kind, out);
       if (value !== undefined) facts.body = value;
     }
     if (out.size > 0) throw out.toError();
@@ -129,7 +137,7 @@ function compileResponseCheck(op: Operation, body: BodyContext): (ex: Exchange) 
       } else if (type === undefined) {
         out.add('schema', 'body', '', '', `media type ${actual ?? '(none)'} is not declared for status ${code}`);
       } else if (isText) {
-        mediaCheck(code, response, type).parse(Buffer.isBuffer(value) ? value : Buffer.from(value), actual!, out);
+        mediaCheck(code, response, type).parse(Buffer.isBuffer(value) ? value : Buffer.from(value), actual!, bodyKind(actual!), out);
       } else if (bodyKind(actual!) !== 'opaque') {
         mediaCheck(code, response, type).validate(value, out);
       }

@@ -14,17 +14,19 @@ const DETAIL: Record<ViolationKind, ErrorDef> = {
   schema: Errors.REQUEST_NOT_CONFORMING,
 };
 
+/** One request's violations; created for every checked request, so it allocates nothing until the first. */
 export class Violations {
   readonly items: Violation[] = [];
-  private readonly kinds = new Set<ViolationKind>();
-  private readonly seen = new Set<string>();
+  private kinds: Set<ViolationKind> | undefined;
+  private seen: Set<string> | undefined;
 
   add(kind: ViolationKind, where: Violation['in'], name: string, pointer: string, message: string): void {
     // oneOf/anyOf branches often repeat the same complaint; say it once.
     const key = `${where}\u0000${name}\u0000${pointer}\u0000${message}`;
+    this.seen ??= new Set();
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    this.kinds.add(kind);
+    (this.kinds ??= new Set()).add(kind);
     this.items.push({ in: where, name, pointer, message });
   }
 
@@ -52,7 +54,7 @@ export class Violations {
   }
 
   toError(): SvcError {
-    const only = this.kinds.size === 1 ? [...this.kinds][0]! : 'schema';
+    const only = this.kinds?.size === 1 ? [...this.kinds][0]! : 'schema';
     return new SvcError(DETAIL[only], [], this.items);
   }
 }

@@ -132,3 +132,25 @@ test('a contract that cannot be loaded: exit code 1 naming the location', async 
   assert.equal(code, 1);
   assert.match(stderr, /^svc-facade: The given OpenApi specification cannot be loaded from: missing-contract\.json\. No such file in the resource roots/);
 });
+
+test('svc.server.workers=2 runs two cluster workers on one port; the listing is printed once; SIGTERM stops all', async () => {
+  const dir = tempDir({ 'app.yaml': specYaml('      missingOperation: ignore\n'), 'app.properties': 'svc.server.workers=2\nsvc.server.host=127.0.0.1\n' });
+  const { child, output, done } = start(['--port', '0', join(dir, 'app.yaml'), join(dir, 'app.properties')]);
+  try {
+    const origin = await listening(output, done);
+    assert.equal(output.stdout.split('\n').filter((l) => l.startsWith('GET /api/v3/pet/{petId} ')).length, 1);
+    assert.equal((await fetch(`${origin}/api/v3/user/logout`)).status, 204);
+    child.kill('SIGTERM');
+    assert.equal((await done).code, 0);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
+test('with workers, a startup failure is reported once and the exit code is kept', async () => {
+  const dir = tempDir({ 'app.yaml': specYaml(), 'app.properties': 'svc.server.workers=2\n' });
+  const { code, stdout, stderr } = await run(['--port', '0', join(dir, 'app.yaml'), join(dir, 'app.properties')]);
+  assert.equal(code, 1);
+  assert.equal(stdout, '');
+  assert.equal(stderr.match(/unmapped operations/g)?.length, 1, stderr);
+});

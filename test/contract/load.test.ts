@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { stringify as toYaml } from 'yaml';
@@ -300,5 +301,32 @@ test('3.1 $id, $anchor, $id#anchor and $id#/pointer refs resolve (a query defaul
     assert.deepEqual(await (await fetch(`${running.origin}/q`)).json(), ['25', 'M', 'deep', 'deep']);
   } finally {
     await running.close();
+  }
+});
+
+test('an http:// specification is fetched once at startup; a failed fetch or a remote relative ref is a clear error', async () => {
+  let fetches = 0;
+  const server = createServer((req, res) => {
+    fetches++;
+    if (req.url === '/petstore.json') res.writeHead(200, { 'content-type': 'application/json' }).end(petstoreText);
+    else if (req.url === '/split.yaml') res.writeHead(200).end(toYaml({ ...minimal('remote'), paths: { '/a': { $ref: 'paths/a.yaml' } } }));
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  try {
+    const running = await serve({ specification: `${base}/petstore.json`, missingOperation: 'ignore' });
+    try {
+      assert.equal(running.facade.contract.uri, `${base}/petstore.json`);
+      assert.equal(running.facade.operations.length, 19);
+      assert.equal((await fetch(`${running.origin}/api/v3/pet/findByStatus`)).status, 204);
+      assert.equal(fetches, 1, 'fetched once, at startup');
+    } finally {
+      await running.close();
+    }
+    await assertCannotLoad(`${base}/missing.json`, /Fetching it failed: HTTP 404/);
+    await assert.rejects(load(`${base}/split.yaml`), { message: `Cannot resolve $ref paths/a.yaml in ${base}/split.yaml: remote references are not fetched` });
+  } finally {
+    server.close();
   }
 });

@@ -32,6 +32,8 @@ const CONTRACT = {
     '/v1/{name}': { get: op('getOperation', ['name']) },
     '/v1/{name}:cancel': { post: op('cancelOperation', ['name']) },
     '/v1/{a}@{b}+{c}': { get: op('getAt', ['a', 'b', 'c']) },
+    '/glob/*/list': { get: op('listStar') },
+    '/glob/{x}/list': { get: op('listOne', ['x']) },
     '/Users/me': { get: op('getMe') },
     '/Users/{user}': { get: op('getUser', ['user']) },
   },
@@ -76,7 +78,7 @@ test('templated segments may be partial; the literal suffix wins over the whole-
   assert.deepEqual((await get('/compare/main...feature%2Fx')).body, { route: 'compare', params: { base: 'main', head: 'feature/x' } });
 });
 
-test('any literal text may follow a parameter: OData keys, Google custom methods, separators', async () => {
+test('any literal text may follow a parameter (OData keys, Google custom methods, separators); a literal * is literal', async () => {
   assert.deepEqual((await get("/Orders('A-17')")).body, { route: 'getOrder', params: { id: 'A-17' } });
   assert.deepEqual((await get('/Orders(%27x%27)')).body, { route: 'getOrder', params: { id: 'x' } }, 'percent-encoded quotes are the same path');
   assert.deepEqual((await get('/reports/summary(period=D7)')).body, { route: 'getSummary', params: { period: 'D7' } });
@@ -84,6 +86,10 @@ test('any literal text may follow a parameter: OData keys, Google custom methods
   assert.deepEqual((await get('/v1/op-1:cancel', 'POST')).body, { route: 'cancelOperation', params: { name: 'op-1' } });
   assert.deepEqual((await get('/v1/x@y+z')).body, { route: 'getAt', params: { a: 'x', b: 'y', c: 'z' } });
   assert.equal((await get('/v1/op-1:cancel', 'GET')).status, 405, 'the custom method path is its own path');
+  assert.equal((await get('/glob/*/list')).body.route, 'listStar', 'a literal * is not a wildcard');
+  assert.equal((await get('/glob/%2A/list')).body.route, 'listStar');
+  assert.equal((await get('/glob/abc/list')).body.route, 'listOne');
+  assert.equal((await get('/glob/*/list/more')).status, 404);
 });
 
 test('literal segments beat templates, case-sensitively', async () => {

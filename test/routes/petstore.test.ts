@@ -287,3 +287,31 @@ test('an ignored operation echoes the request body with its content type (200), 
   const empty = await fetch(`${petstore.origin}/api/v3/user/logout`);
   assert.equal(empty.status, 204);
 });
+
+test('query and header names like __proto__ and constructor are plain headers, never prototypes', async () => {
+  const running = await serve({
+    specification: PETSTORE,
+    missingOperation: 'ignore',
+    routes: {
+      findPetsByStatus: (ex) => {
+        const all = ex.message.headers.toObject();
+        ex.message.body = {
+          plainObject: Object.getPrototypeOf(all) === Object.prototype,
+          proto: Object.getOwnPropertyDescriptor(all, '__proto__')?.value,
+          constructorHeader: ex.message.headers.get('constructor') ?? null,
+          viaGet: ex.message.headers.get('__proto__'),
+        };
+      },
+      getPetById: [{ kind: 'setBody', expression: { simple: '${headers}' } }],
+    },
+  });
+  try {
+    const res = await fetch(`${running.origin}/api/v3/pet/findByStatus?__proto__=a&__proto__=b`);
+    assert.deepEqual(await res.json(), { plainObject: true, proto: ['a', 'b'], constructorHeader: null, viaGet: ['a', 'b'] });
+    const all = (await (await fetch(`${running.origin}/api/v3/pet/1?__proto__=x&constructor=c`)).json()) as Record<string, unknown>;
+    assert.equal(Object.getOwnPropertyDescriptor(all, '__proto__')?.value, 'x', '${headers} keeps the __proto__ header as data');
+    assert.equal(all.constructor, 'c');
+  } finally {
+    await running.close();
+  }
+});

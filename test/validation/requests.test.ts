@@ -126,7 +126,7 @@ test('path and query parameters are coerced from strings and checked', async () 
 
 test('a request with no body to an operation without requestBody passes; so does one with a body (not checked)', async () => {
   assert.equal((await call(petstore, 'GET', '/api/v3/store/inventory')).status, 204);
-  const withBody = await call(petstore, 'GET', '/api/v3/store/inventory', { body: 'anything', headers: { 'content-type': 'text/plain', 'content-length': '8' } });
+  const withBody = await call(petstore, 'GET', '/api/v3/store/inventory', { body: 'anything', headers: { 'content-type': 'text/plain' } });
   assert.equal(withBody.status, 200);
 });
 

@@ -1,0 +1,116 @@
+// Property-style tests over real third-party contracts: for every operation with a JSON request body,
+// generate valid bodies (and required parameters) from its schema with a seeded generator and expect
+// them accepted; then apply single mutations (wrong type, missing required property, value outside an
+// enum) and expect a 400 whose errors point at the mutated place.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { ServedOperation } from '../../lib/index.js';
+import { isJsonMediaType } from '../../lib/http/negotiation.js';
+import { CORPUS, type Running } from '../helpers.js';
+import { call, serveFile } from './fixtures.js';
+import { Generator, mutate, rng, Unsupported, type Mutation } from './generate.js';
+
+const CONTRACTS = [
+  'petstore-v3/openapi.yaml',
+  'camel-rest-openapi/openapi-v3.json',
+  'readme-oas-examples/3.1/schema-types.yaml',
+  'apisguru-hetzner-cloud/openapi.yaml',
+  'github-rest-2020/api.github.com.json',
+  'discord/openapi.json',
+];
+const VALID_PER_OPERATION = 3;
+const MUTATIONS_PER_OPERATION = 4;
+
+interface Tally {
+  operations: number;
+  valid: number;
+  invalid: number;
+  failures: string[];
+}
+
+/** The request line and headers for an operation, its required parameters generated; undefined if not possible. */
+function requestFor(served: ServedOperation, gen: Generator): { path: string; headers: Record<string, string> } | undefined {
+  const op = served.operation;
+  let path = served.path;
+  const query: string[] = [];
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  if (op.queryDiscriminator) query.push(op.queryDiscriminator.value === undefined ? op.queryDiscriminator.name : `${op.queryDiscriminator.name}=${op.queryDiscriminator.value}`);
+  for (const p of op.parameters) {
+    if (!p.required || p.contentType !== undefined) continue;
+    let value: unknown;
+    try {
+      value = gen.value(p.schema, p.uri);
+    } catch (err) {
+      if (err instanceof Unsupported) return undefined;
+      throw err;
+    }
+    if (value === null || typeof value === 'object') return undefined;
+    const text = String(value);
+    if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(text));
+    else if (p.in === 'query') query.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(text)}`);
+    else if (p.in === 'header') headers[p.name.toLowerCase()] = text;
+    else cookies.push(`${p.name}=${encodeURIComponent(text)}`);
+  }
+  if (cookies.length > 0) headers.cookie = cookies.join('; ');
+  return { path: query.length > 0 ? `${path}?${query.join('&')}` : path, headers };
+}
+
+async function exercise(r: Running, seed: number, tally: Tally): Promise<void> {
+  const random = rng(seed);
+  const gen = new Generator(r.facade.contract.refs, random);
+  for (const served of r.facade.operations) {
+    const body = served.operation.requestBody;
+    const type = Object.keys(body?.value.content ?? {}).find((t) => isJsonMediaType(t) && !t.includes('*'));
+    const schema = type === undefined ? undefined : body!.value.content![type]!.schema;
+    if (schema === undefined) continue;
+    const request = requestFor(served, gen);
+    if (request === undefined) continue;
+    const headers = { ...request.headers, 'content-type': type! };
+    let counted = false;
+    for (let i = 0; i < VALID_PER_OPERATION; i++) {
+      let value: unknown;
+      let mutations: Mutation[];
+      try {
+        value = gen.value(schema, body!.uri);
+        mutations = gen.mutations;
+      } catch (err) {
+        if (err instanceof Unsupported) break;
+        throw err;
+      }
+      if (!counted) [counted, tally.operations] = [true, tally.operations + 1];
+      const what = `${served.operation.method} ${request.path}`;
+      const res = await call(r, served.operation.method, request.path, { body: JSON.stringify(value), headers });
+      tally.valid++;
+      if (res.status === 400 || res.status >= 500) {
+        tally.failures.push(`valid body rejected: ${what} ${JSON.stringify(value).slice(0, 300)} → ${res.status} ${JSON.stringify(res.body.errors ?? res.body).slice(0, 300)}`);
+        continue;
+      }
+      if (i > 0) continue; // mutations of the first valid body are enough per operation
+      const picked = [...mutations].sort(() => random() - 0.5).slice(0, MUTATIONS_PER_OPERATION);
+      for (const m of picked) {
+        const bad = await call(r, served.operation.method, request.path, { body: JSON.stringify(mutate(value, m)), headers });
+        tally.invalid++;
+        const pointers: string[] = (bad.body?.errors ?? []).filter((e: { in: string }) => e.in === 'body').map((e: { pointer: string }) => e.pointer);
+        if (bad.status !== 400 || !pointers.includes(m.pointer)) {
+          tally.failures.push(`${m.kind} mutation at ${m.pointer} not reported: ${what} → ${bad.status} ${JSON.stringify(bad.body?.errors ?? bad.body).slice(0, 300)}`);
+        }
+      }
+    }
+  }
+}
+
+for (const [i, contract] of CONTRACTS.entries()) {
+  test(`generated requests on ${contract}: valid ones pass, single mutations are reported where they are`, async () => {
+    const r = await serveFile(join(CORPUS, contract));
+    const tally: Tally = { operations: 0, valid: 0, invalid: 0, failures: [] };
+    try {
+      await exercise(r, 1000 + i, tally);
+    } finally {
+      await r.close();
+    }
+    assert.deepEqual(tally.failures.slice(0, 10), [], `${tally.failures.length} failure(s) of ${tally.valid} valid and ${tally.invalid} mutated requests`);
+    assert.ok(tally.operations > 0 && tally.valid >= tally.operations && tally.invalid > 0, JSON.stringify({ ...tally, failures: undefined }));
+  });
+}

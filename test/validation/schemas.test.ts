@@ -1,0 +1,235 @@
+// Schema dialects and keywords through real HTTP: OpenAPI 3.0 rules (nullable, readOnly, boolean exclusive
+// bounds, $ref siblings ignored), 3.1 (type arrays, const, prefixItems, $ref siblings, unevaluated*),
+// recursive schemas, $refs across files, discriminators, unknown formats and uncompilable schemas.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { CORPUS } from '../helpers.js';
+import { call, json, serveContract, serveFile, where } from './fixtures.js';
+
+const info = { title: 't', version: '1' };
+/** A contract with one `POST /things` whose JSON body has `schema`, and optional components. */
+function bodyContract(version: '3.0.3' | '3.1.0', schema: object, schemas: object = {}): object {
+  return {
+    openapi: version,
+    info,
+    paths: {
+      '/things': {
+        post: {
+          operationId: 'postThing',
+          requestBody: { required: true, content: { 'application/json': { schema } } },
+          responses: { '204': { description: 'none' } },
+        },
+      },
+    },
+    components: { schemas },
+  };
+}
+
+/** Sends each body and returns the statuses, in order. */
+async function statuses(doc: object, bodies: unknown[]): Promise<number[]> {
+  const r = await serveContract(doc);
+  try {
+    const out: number[] = [];
+    for (const body of bodies) out.push((await call(r, 'POST', '/things', json(body))).status);
+    return out;
+  } finally {
+    await r.close();
+  }
+}
+
+test('3.0 nullable: null is allowed besides the type, in enums, and around composed schemas', async () => {
+  const doc = bodyContract('3.0.3', {
+    type: 'object',
+    properties: {
+      a: { type: 'string', nullable: true },
+      b: { type: 'string', enum: ['x'], nullable: true },
+      c: { nullable: true, allOf: [{ $ref: '#/components/schemas/Id' }] },
+      d: { type: 'integer' },
+    },
+  }, { Id: { type: 'integer' } });
+  assert.deepEqual(await statuses(doc, [{ a: null, b: null, c: null }, { a: 's', b: 'x', c: 3 }, { d: null }, { b: 'y' }, { c: 'x' }]), [200, 200, 400, 400, 400]);
+});
+
+test('3.0 readOnly properties are not required in requests (writeOnly ones are)', async () => {
+  const doc = bodyContract('3.0.3', { $ref: '#/components/schemas/User' }, {
+    User: {
+      type: 'object',
+      required: ['id', 'name', 'password'],
+      properties: { id: { $ref: '#/components/schemas/Id' }, name: { type: 'string' }, password: { type: 'string', writeOnly: true } },
+    },
+    Id: { type: 'integer', readOnly: true },
+  });
+  assert.deepEqual(await statuses(doc, [{ name: 'n', password: 'p' }, { id: 1, name: 'n', password: 'p' }, { id: 1, name: 'n' }]), [200, 200, 400]);
+});
+
+test('3.0 boolean exclusiveMinimum/Maximum and $ref siblings ignored', async () => {
+  const doc = bodyContract('3.0.3', {
+    type: 'object',
+    properties: {
+      n: { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: false },
+      r: { $ref: '#/components/schemas/Small', maximum: 1 },
+    },
+  }, { Small: { type: 'integer', maximum: 5 } });
+  assert.deepEqual(await statuses(doc, [{ n: 0.1, r: 5 }, { n: 10 }, { n: 0 }, { r: 6 }]), [200, 200, 400, 400]);
+});
+
+test('3.1: type arrays, const, prefixItems, numeric exclusiveMinimum; nullable means nothing', async () => {
+  const doc = bodyContract('3.1.0', {
+    type: 'object',
+    properties: {
+      t: { type: ['string', 'null'] },
+      k: { const: 'fixed' },
+      p: { type: 'array', prefixItems: [{ type: 'integer' }, { type: 'string' }], items: false },
+      e: { type: 'number', exclusiveMinimum: 0 },
+      n: { type: 'string', nullable: true },
+    },
+  });
+  const bodies = [{ t: null, k: 'fixed', p: [1, 'a'], e: 0.5 }, { t: 1 }, { k: 'other' }, { p: ['a', 1] }, { p: [1, 'a', 'extra'] }, { e: 0 }, { n: null }];
+  assert.deepEqual(await statuses(doc, bodies), [200, 400, 400, 400, 400, 400, 400]);
+});
+
+test('3.1: $ref siblings apply, and unevaluatedProperties beside a $ref sees what it evaluated', async () => {
+  const doc = bodyContract('3.1.0', { $ref: '#/components/schemas/Base', unevaluatedProperties: false, required: ['extra'], properties: { extra: { type: 'boolean' } } }, {
+    Base: { type: 'object', properties: { id: { type: 'integer' } } },
+  });
+  assert.deepEqual(await statuses(doc, [{ id: 1, extra: true }, { id: 1 }, { id: 1, extra: true, stray: 1 }, { id: 'x', extra: true }]), [200, 400, 400, 400]);
+});
+
+test('a recursive schema validates at every depth', async () => {
+  const doc = bodyContract('3.0.3', { $ref: '#/components/schemas/Tree' }, {
+    Tree: { type: 'object', required: ['value'], properties: { value: { type: 'integer' }, children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } } } },
+  });
+  const deep = (n: number, leaf: unknown): unknown => (n === 0 ? { value: leaf } : { value: n, children: [deep(n - 1, leaf)] });
+  const r = await serveContract(doc);
+  try {
+    assert.equal((await call(r, 'POST', '/things', json(deep(50, 1)))).status, 200);
+    const bad = await call(r, 'POST', '/things', json(deep(3, 'x')));
+    assert.equal(bad.status, 400);
+    assert.deepEqual(where(bad), ['body:value /children/0/children/0/children/0/value']);
+    // Deeper than the stack: a 400, not a crash.
+    const nested = `${'{"value":1,"children":['.repeat(20000)}{"value":1}${']}'.repeat(20000)}`;
+    const tooDeep = await call(r, 'POST', '/things', { body: nested, headers: { 'content-type': 'application/json' } });
+    assert.equal(tooDeep.status, 400);
+    assert.deepEqual(tooDeep.body.errors, [{ in: 'body', name: '', pointer: '', message: 'nests too deeply to be checked' }]);
+  } finally {
+    await r.close();
+  }
+});
+
+test('the corpus\' circular schemas load and validate', async () => {
+  const r = await serveFile(join(CORPUS, 'readme-oas-examples/3.0/schema-circular.yaml'));
+  try {
+    assert.ok(r.facade.operations.length > 0);
+    for (const op of r.facade.operations) {
+      const res = await call(r, op.operation.method, op.path, json({ id: 'x' }));
+      assert.ok(res.status < 500, `${op.operation.method} ${op.path} → ${res.status}`);
+    }
+  } finally {
+    await r.close();
+  }
+});
+
+test('$refs into another file resolve, and refs inside that file resolve against it', async () => {
+  const doc = bodyContract('3.0.3', { $ref: 'models/pet.yaml#/Pet' });
+  const files = {
+    'models/pet.yaml': 'Pet:\n  type: object\n  required: [name, owner]\n  properties:\n    name: {type: string}\n    owner: {$ref: "./people.yaml#/Person"}\n',
+    'models/people.yaml': 'Person:\n  type: object\n  required: [age]\n  properties:\n    age: {type: integer, minimum: 0}\n',
+  };
+  const r = await serveContract(doc, { files });
+  try {
+    assert.equal((await call(r, 'POST', '/things', json({ name: 'rex', owner: { age: 3 } }))).status, 200);
+    const bad = await call(r, 'POST', '/things', json({ name: 'rex', owner: { age: -1 } }));
+    assert.deepEqual(where(bad), ['body:age /owner/age']);
+  } finally {
+    await r.close();
+  }
+});
+
+test('discriminator: the mapping picks the branch (plain oneOf would match both); unknown values are named', async () => {
+  const r = await serveFile(join(CORPUS, 'readme-oas-examples/3.0/discriminators.yaml'));
+  try {
+    const send = (path: string, body: unknown) => call(r, 'PATCH', `/anything${path}`, json(body));
+    assert.equal((await send('/discriminator-with-mapping', { discrim: 'Option One', optionone: 1 })).status, 200);
+    const wrong = await send('/discriminator-with-mapping', { discrim: 'Option One', optionone: 'x' });
+    assert.equal(wrong.status, 400);
+    assert.deepEqual(where(wrong), ['body:optionone /optionone'], 'only the picked branch reports');
+    const unknown = await send('/discriminator-with-mapping', { discrim: 'Option Three' });
+    assert.deepEqual(where(unknown), ['body:discrim /discrim']);
+    assert.match(unknown.body.errors[0].message, /"Option One", "Option Two"/);
+    const missing = await send('/discriminator-with-mapping', { optionone: 1 });
+    assert.deepEqual(where(missing), ['body:discrim /discrim']);
+    // No mapping: the schema names are the values.
+    assert.equal((await send('/discriminator-with-no-mapping', { discrim: 'OptionTwoNoDisc', optiontwo: 'y' })).status, 200);
+    assert.equal((await send('/discriminator-with-no-mapping', { discrim: 'OptionTwoNoDisc', optiontwo: 2 })).status, 400);
+    // Bare schema names in the mapping.
+    assert.equal((await send('/mapping-of-schema-names', { discrim: 'Option Two', optiontwo: 'y' })).status, 200);
+    // Several values for one schema.
+    assert.equal((await send('/mapping-with-duplicate-schemas', { discrimValue: 'oneB', discrim: 'd', optionone: 2 })).status, 200);
+    assert.equal((await send('/mapping-with-duplicate-schemas', { discrimValue: 'twoA', discrim: 'd', optiontwo: 2 })).status, 400);
+  } finally {
+    await r.close();
+  }
+});
+
+test('discriminator: one embedded in the branches\' allOf base dispatches too; a misplaced one is ignored', async () => {
+  const r = await serveFile(join(CORPUS, 'readme-oas-examples/3.0/discriminators.yaml'));
+  try {
+    const embedded = r.facade.operations.find((o) => o.operation.path === '/embedded-discriminator')!;
+    const send = (body: unknown) => call(r, embedded.operation.method, embedded.path, json(body));
+    const cat = await send({ pet_type: 'Cat', hunts: true, age: 3 });
+    assert.equal(cat.status, 200, JSON.stringify(cat.body));
+    const dog = await send({ pet_type: 'Dog', breed: 'Poodle' });
+    assert.equal(dog.status, 400);
+    assert.deepEqual(where(dog), ['body:breed /breed']);
+    // The discriminator names a property its branches do not have: plain oneOf semantics, no crash.
+    const misplaced = await call(r, 'PATCH', '/anything/improper-discriminator-placement', json({ connector_type: 's3Import' }));
+    assert.equal(misplaced.status, 200);
+  } finally {
+    await r.close();
+  }
+});
+
+test('unknown formats are accepted (warned once); known ones are checked', async () => {
+  const doc = bodyContract('3.0.3', { type: 'object', properties: { a: { type: 'string', format: 'acme-id' }, b: { type: 'string', format: 'email' }, c: { type: 'integer', format: 'int32' } } });
+  const r = await serveContract(doc);
+  try {
+    assert.equal((await call(r, 'POST', '/things', json({ a: 'anything', b: 'a@b.example', c: 5 }))).status, 200);
+    assert.equal((await call(r, 'POST', '/things', json({ a: 'again' }))).status, 200);
+    const bad = await call(r, 'POST', '/things', json({ b: 'not an email', c: 2 ** 40 }));
+    assert.deepEqual(where(bad).sort(), ['body:b /b', 'body:c /c']);
+    assert.equal(r.logger.lines.filter((l) => l.includes('unknown format "acme-id"')).length, 1);
+  } finally {
+    await r.close();
+  }
+});
+
+test('a schema ajv cannot compile is logged once and not validated; the request is not failed by it', async () => {
+  const doc = bodyContract('3.0.3', { type: 'object', properties: { n: { type: 'number', minimum: 'zero' } } });
+  const r = await serveContract(doc);
+  try {
+    assert.equal((await call(r, 'POST', '/things', json({ n: 1 }))).status, 200);
+    assert.equal((await call(r, 'POST', '/things', json({ n: 'x' }))).status, 200);
+    assert.equal((await call(r, 'POST', '/things', { body: '{', headers: { 'content-type': 'application/json' } })).status, 400, 'JSON is still parsed');
+    assert.equal(r.logger.lines.filter((l) => l.includes('cannot be compiled')).length, 1);
+  } finally {
+    await r.close();
+  }
+});
+
+test('a catastrophic contract pattern cannot hang a request', async () => {
+  const doc = bodyContract('3.0.3', { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' }, t: { type: 'string', pattern: '([a-z]+)*@' } } });
+  const r = await serveContract(doc);
+  try {
+    const evil = `${'a'.repeat(50_000)}!`;
+    const started = performance.now();
+    const res = await call(r, 'POST', '/things', json({ s: evil, t: evil }));
+    const elapsed = performance.now() - started;
+    assert.equal(res.status, 400);
+    assert.deepEqual(where(res).sort(), ['body:s /s', 'body:t /t']);
+    assert.ok(elapsed < 1000, `answered in ${elapsed.toFixed(0)} ms`);
+    assert.equal((await call(r, 'POST', '/things', json({ s: 'a'.repeat(50_000), t: 'abc@' }))).status, 200);
+  } finally {
+    await r.close();
+  }
+});

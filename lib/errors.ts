@@ -54,6 +54,7 @@ export const Errors = {
   UNMAPPED_OPERATIONS: def('SVC_UNMAPPED_OPERATIONS', 500, 'OpenAPI specification has %s unmapped operations to corresponding routes:%s', 1),
   DUPLICATE_OPERATION_ID: def('SVC_DUPLICATE_OPERATION_ID', 500, 'Duplicate operationId %s: %s and %s', 1),
   DUPLICATE_ROUTE: def('SVC_DUPLICATE_ROUTE', 500, 'Two routes consume from %s (%s and %s)', 1),
+  UNKNOWN_DIRECT_TARGET: def('SVC_UNKNOWN_DIRECT_TARGET', 500, '%s: no route consumes from %s (mocked and ignored operations are not routes)', 1),
   CONFIG_INVALID: def('SVC_CONFIG_INVALID', 500, '%s: option %s has invalid value %s; allowed: %s', 2),
   CONFIG_UNKNOWN: def('SVC_CONFIG_UNKNOWN', 500, '%s: unknown option %s; allowed: %s', 2),
   CONFIG_FILE: def('SVC_CONFIG_FILE', 500, '%s: %s', 2),

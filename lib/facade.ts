@@ -118,6 +118,14 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
       throw svcError(Errors.STEP_INVALID, `${def.source} (${def.from})`, (err as Error).message);
     }
   }
+  // A `to: direct:x` with no consumer would fail every request that reaches it; say so at startup instead.
+  for (const def of config.routes) {
+    for (const step of def.steps) {
+      if (step.kind === 'to' && step.uri.startsWith('direct:') && !bus.has(step.uri.slice('direct:'.length))) {
+        throw svcError(Errors.UNKNOWN_DIRECT_TARGET, `${def.source} (${def.from})`, step.uri);
+      }
+    }
+  }
 
   const missingOperation = config.openApi.missingOperation ?? (config.dev ? 'mock' : 'fail');
   const missing = table.operations.filter((op) => !bus.has(op.id)).map((op) => op.id);

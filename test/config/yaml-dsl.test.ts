@@ -234,14 +234,14 @@ test('invalid steps and expressions fail startup naming the file and what is all
   }
 });
 
-test('a route calling a direct: endpoint nobody consumes fails the request with a 500 problem', async () => {
+test('a route calling a direct: endpoint nobody consumes fails startup, naming the file and the endpoint', async () => {
   const dir = tempDir({ 'orphan.yaml': head(`- route:\n    from:\n      uri: direct:getInventory\n      steps:\n        - to: direct:nobody\n`) });
-  const running = await serve([join(dir, 'orphan.yaml')], { env: {} });
-  try {
-    const res = await fetch(`${running.origin}/api/v3/store/inventory`);
-    assert.equal(res.status, 500);
-    assert.equal(((await res.json()) as { detail: string }).detail, Errors.NO_ROUTE.message.replace('%s', 'nobody'));
-  } finally {
-    await running.close();
-  }
+  const file = join(dir, 'orphan.yaml');
+  await assert.rejects(createFacade([file], { env: {}, logger: silentLogger }), (err: SvcError) => {
+    assert.equal(err.code, Errors.UNKNOWN_DIRECT_TARGET.code);
+    assert.equal(err.exitCode, 1);
+    assert.ok(err.message.includes(file), err.message);
+    assert.match(err.message, /no route consumes from direct:nobody/);
+    return true;
+  });
 });

@@ -190,5 +190,12 @@ function withUnit(value: unknown, units: Record<string, number>): number | undef
 }
 
 export function resolvedServerOptions(config: FacadeConfig): ServerOptions {
-  return { ...SERVER_DEFAULTS, ...config.server };
+  const options = { ...SERVER_DEFAULTS, ...config.server };
+  // node:http refuses a headers timeout longer than the request timeout (0 disables the latter): the
+  // default follows a shorter request timeout; an explicit conflicting value is an error.
+  if (options.requestTimeout > 0 && options.headersTimeout > options.requestTimeout) {
+    if (config.server.headersTimeout === undefined) return { ...options, headersTimeout: options.requestTimeout };
+    throw svcError(Errors.CONFIG_INVALID, 'server options', 'server.headersTimeout', options.headersTimeout, `at most server.requestTimeout (${options.requestTimeout} ms)`);
+  }
+  return options;
 }

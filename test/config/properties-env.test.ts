@@ -45,11 +45,25 @@ test('properties set every area, in camelCase or kebab-case; a relative specific
   assert.equal(camel.serverOptions.maxBodySize, 2000);
   assert.equal(camel.serverOptions.port, 0);
   assert.equal(camel.serverOptions.requestTimeout, 5000);
+  assert.equal(camel.serverOptions.headersTimeout, 5000, 'the default headers timeout follows a shorter request timeout');
   const kebab = await build([join(dir, 'kebab.properties')]);
   assert.equal(kebab.basePath, '/kebab');
   assert.equal(kebab.serverOptions.maxBodySize, 1024 * 1024);
   assert.equal(kebab.serverOptions.keepAliveTimeout, 60_000);
   assert.equal(kebab.serverOptions.shutdownTimeout, 250);
+});
+
+test('a headers timeout set longer than the request timeout fails startup naming both options', async () => {
+  const dir = tempDir({ 'bad.properties': 'svc.server.requestTimeout=2s\nsvc.server.headersTimeout=3s\n' });
+  copyFileSync(PETSTORE, join(dir, 'petstore.json'));
+  const file = join(dir, 'bad.properties');
+  const facade = build([file], { SVC_REST_OPENAPI_SPECIFICATION: join(dir, 'petstore.json'), SVC_REST_OPENAPI_MISSINGOPERATION: 'ignore' });
+  await assert.rejects(facade, (err: SvcError) => {
+    assert.equal(err.code, Errors.CONFIG_INVALID.code);
+    assert.equal(err.exitCode, 2);
+    assert.match(err.message, /server\.headersTimeout has invalid value 3000; allowed: at most server\.requestTimeout \(2000 ms\)/);
+    return true;
+  });
 });
 
 test('a specification named in a properties file is found beside that file, not beside the first file', async () => {

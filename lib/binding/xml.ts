@@ -10,6 +10,7 @@
 //   stack depth; nesting beyond `maxDepth` is rejected as soon as the offending tag opens.
 // - DTDs are rejected outright (the doctype event throws), so no entity other than the five predefined
 //   ones and numeric character references can ever be expanded.
+import { setOwn } from '../objects.js';
 import { SaxesParser, type SaxesTagNS, type SaxesAttributeNS } from 'saxes';
 import { Errors, SvcError } from '../errors.js';
 
@@ -369,10 +370,6 @@ function coerce(text: string, shape: Shape | null, deref: Deref): unknown {
 }
 
 /** Sets a property the way JSON.parse would (an own `__proto__` property, never the prototype). */
-function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-  else obj[key] = value;
-}
 
 const SET = 1;
 const ITEM = 3;

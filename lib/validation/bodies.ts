@@ -7,7 +7,8 @@ import { contractSchemas } from '../binding/deref.js';
 import { parseXml } from '../binding/xml.js';
 import { SvcError } from '../errors.js';
 import { essence, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
-import { setOwn, shapeOf, type ValueShape } from './coerce.js';
+import { setOwn } from '../objects.js';
+import { shapeOf, type ValueShape } from './coerce.js';
 import { boundaryOf, MultipartError, parseMultipart, type Part } from './multipart.js';
 import { fromPairs, objectOf, parseQuery, type Pairs } from './parameters.js';
 import type { Direction, SchemaCheck, SchemaCompiler } from './schemas.js';
@@ -46,6 +47,9 @@ export interface BodyContext {
 
 const xmlDerefs = new WeakMap<Contract, ReturnType<typeof contractSchemas>>();
 
+/** A media type's `encoding` map (only style and explode are read). */
+type Encoding = Record<string, { style?: unknown; explode?: unknown } | undefined>;
+
 /** The checks for one declared media type; its schema is compiled on first use. */
 export interface MediaCheck {
   /**
@@ -57,13 +61,20 @@ export interface MediaCheck {
   validate(value: unknown, out: Violations): void;
 }
 
-export function compileMediaCheck(op: Operation, declared: string, direction: Direction, located: { value: MediaTypeObject | undefined; uri: string }, ctx: BodyContext): MediaCheck {
+export function compileMediaCheck(
+  op: Operation,
+  declared: string,
+  direction: Direction,
+  located: { value: MediaTypeObject | undefined; uri: string },
+  ctx: BodyContext,
+): MediaCheck {
   const schema = located.value?.schema;
   const { uri } = located;
   const { contract, compiler } = ctx;
-  const encoding = (located.value?.encoding ?? {}) as Record<string, { style?: unknown; explode?: unknown } | undefined>;
+  const encoding = (located.value?.encoding ?? {}) as Encoding;
   let check: SchemaCheck | undefined | null = schema === undefined ? null : undefined;
   const validate = (value: unknown, out: Violations): void => {
+    // null: nothing to check (no schema, or it could not be compiled); undefined: not compiled yet.
     if (check === undefined) check = compiler.compile(`${op.method} ${op.path} ${direction} ${declared}`, (convert) => convert(schema, uri, direction)) ?? null;
     let errors;
     try {
@@ -116,7 +127,8 @@ export function compileMediaCheck(op: Operation, declared: string, direction: Di
       if (kind === 'multipart') {
         const parts = multipartParts(raw, contentType, out);
         if (parts === undefined) return undefined;
-        const fields = formObject(parts.filter((p) => p.filename === undefined).map((p) => [p.name, p.data.toString('utf8')] as const), shape(), encoding, true);
+        const texts = parts.filter((p) => p.filename === undefined).map((p) => [p.name, p.data.toString('utf8')] as const);
+        const fields = formObject(texts, shape(), encoding, true);
         // Files are checked as (latin1) strings, so `format: binary` and `maxLength` (bytes) apply.
         validate(withFiles(fields, parts, shape(), (p) => p.data.toString('latin1')), out);
         return withFiles(fields, parts, shape(), (p): MultipartFile => ({ filename: p.filename, contentType: p.contentType, data: p.data }));
@@ -151,7 +163,7 @@ function multipartParts(raw: Buffer, contentType: string, out: Violations): Part
  * fields the schema does not declare are kept as strings, so `additionalProperties: false` can see them.
  * In multipart bodies an object property arrives as one JSON part (its default content type).
  */
-function formObject(pairs: Pairs, shape: ValueShape, encoding: Record<string, { style?: unknown; explode?: unknown } | undefined>, multipart: boolean): Record<string, unknown> {
+function formObject(pairs: Pairs, shape: ValueShape, encoding: Encoding, multipart: boolean): Record<string, unknown> {
   const claimed = new Set<string>();
   const out: Record<string, unknown> = {};
   const declared = new Set(shape.propertyNames);
@@ -170,9 +182,9 @@ function formObject(pairs: Pairs, shape: ValueShape, encoding: Record<string, { 
     if (value === undefined) continue;
     setOwn(out, name, value);
     claimed.add(name);
-    if (prop.kind === 'object') {
-      // The keys an object property consumed (exploded or deepObject) are not extra fields.
-      for (const [k] of pairs) if (k.startsWith(`${name}[`) || (explode && style === 'form' && !declared.has(k) && (prop.openEnded || prop.propertyNames.includes(k)))) claimed.add(k);
+    if (prop.kind === 'object' && value !== null && typeof value === 'object') {
+      // The fields an object property consumed (`k` exploded, `name[k]` deepObject) are not extra fields.
+      for (const k of Object.keys(value)) claimed.add(k).add(`${name}[${k}]`);
     }
   }
   const extra = pairs.filter(([k]) => !claimed.has(k) && !declared.has(k));
@@ -188,7 +200,7 @@ function jsonOrText(text: string): unknown {
   }
 }
 
-/** The fields object plus the file parts, each file as `fileValue` gives it (an array when repeated or declared so). */
+/** The fields plus the file parts, each file as `fileValue` gives it (an array when repeated or declared so). */
 function withFiles(fields: Record<string, unknown>, parts: Part[], shape: ValueShape, fileValue: (part: Part) => unknown): Record<string, unknown> {
   const files = parts.filter((p) => p.filename !== undefined);
   if (files.length === 0) return fields;

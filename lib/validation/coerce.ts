@@ -129,7 +129,3 @@ function collect(schema: unknown, uri: string, refs: RefResolver, facts: Facts, 
 }
 
 /** Sets a property from untrusted input the way JSON.parse would: `__proto__` becomes an own property. */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}

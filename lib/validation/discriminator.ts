@@ -1,8 +1,8 @@
 // `discriminator` with `oneOf`/`anyOf` (OpenAPI 3.x): which branch a value's property picks. Explicit
 // `mapping` entries (references or bare schema names) come first, then each `$ref` branch's schema name.
 // An "embedded" discriminator, declared on a base schema every branch includes through `allOf`, counts too.
-// When some branch cannot be picked by any value, or no schema involved declares the property, there is no dispatch
-// and plain `oneOf`/`anyOf` semantics stay (a contract that misplaces its discriminator is not rejected).
+// When some branch cannot be picked by any value, or no schema involved declares the property, there is
+// no dispatch and plain `oneOf`/`anyOf` semantics stay (a misplaced discriminator is not an error).
 import { isRef, type Located, type RefResolver } from '../contract/refs.js';
 import { shapeOf } from './coerce.js';
 
@@ -60,7 +60,10 @@ function sharedDiscriminator(branches: Located<Json | null>[], refs: RefResolver
   let shared: Discriminator | undefined;
   for (const branch of branches) {
     const parts = Array.isArray(branch.value?.allOf) ? branch.value.allOf : [];
-    const found = parts.map((p) => refs.deref<Json | null>(p, branch.uri)).map((p) => (p.value ? ownDiscriminator(p.value, p.uri) : undefined)).find((d) => d !== undefined);
+    const found = parts
+      .map((p) => refs.deref<Json | null>(p, branch.uri))
+      .map((p) => (p.value ? ownDiscriminator(p.value, p.uri) : undefined))
+      .find((d) => d !== undefined);
     if (found === undefined || (shared !== undefined && shared.propertyName !== found.propertyName)) return undefined;
     shared ??= found;
   }

@@ -17,7 +17,8 @@ import type { Operation, Parameter } from '../contract/operations.js';
 import type { RefResolver } from '../contract/refs.js';
 import type { RequestFacts } from '../facade.js';
 import { isJsonMediaType } from '../http/negotiation.js';
-import { setOwn, shapeOf, type ValueShape } from './coerce.js';
+import { setOwn } from '../objects.js';
+import { shapeOf, type ValueShape } from './coerce.js';
 import type { SchemaCheck, SchemaCompiler } from './schemas.js';
 import { pointerOf, type Violations } from './violations.js';
 
@@ -171,17 +172,20 @@ class Sources {
 }
 
 const IN = ['path', 'query', 'header', 'cookie'] as const;
+/** Header parameters OpenAPI says to ignore: Content-Type and Accept are the media types, Authorization security's. */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
 /** The parameter check of one operation, compiled on its first request; undefined without parameters. */
 export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, refs: RefResolver): ((facts: RequestFacts, out: Violations) => void) | undefined {
-  if (op.parameters.length === 0) return undefined;
+  const params = op.parameters.filter((p) => !(p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())));
+  if (params.length === 0) return undefined;
   let compiled: { readers: Reader[]; check: SchemaCheck | undefined } | undefined;
   const compile = (): NonNullable<typeof compiled> => {
-    const readers = op.parameters.map((p) => readerFor(p, op, refs));
+    const readers = params.map((p) => readerFor(p, params, refs));
     const check = compiler.compile(`${op.method} ${op.path} parameters`, (convert) => {
       const properties: Record<string, { type: 'object'; properties: Record<string, unknown> }> = {};
       for (const where of IN) properties[where] = { type: 'object', properties: {} };
-      for (const p of op.parameters) setOwn(properties[p.in]!.properties, p.name, p.schema === undefined ? {} : convert(p.schema, p.uri, 'request'));
+      for (const p of params) setOwn(properties[p.in]!.properties, p.name, p.schema === undefined ? {} : convert(p.schema, p.uri, 'request'));
       return { type: 'object', properties };
     });
     return { readers, check };
@@ -210,7 +214,7 @@ export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, r
   };
 }
 
-function readerFor(param: Parameter, op: Operation, refs: RefResolver): Reader {
+function readerFor(param: Parameter, params: readonly Parameter[], refs: RefResolver): Reader {
   const shape = shapeOf(param.schema, param.uri, refs);
   const { name, style, explode } = param;
   const parseContent = param.contentType !== undefined && isJsonMediaType(param.contentType);
@@ -239,7 +243,7 @@ function readerFor(param: Parameter, op: Operation, refs: RefResolver): Reader {
     }
     case 'query':
     case 'cookie': {
-      const others = new Set(op.parameters.filter((p) => p !== param && p.in === param.in).map((p) => p.name));
+      const others = new Set(params.filter((p) => p !== param && p.in === param.in).map((p) => p.name));
       const pairsOf = (sources: Sources): Pairs => (param.in === 'query' ? sources.query : sources.cookies);
       if (parseContent) return { param, read: (_facts, sources) => typed(pairsOf(sources).find(([k]) => k === name)?.[1]) };
       return { param, read: (_facts, sources) => fromPairs(pairsOf(sources), name, style, explode, shape, others) };

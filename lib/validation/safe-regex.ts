@@ -40,13 +40,19 @@ type Node =
  * that is risky and not runnable safely is warned about once and not checked.
  */
 export function createSafeRegExp(logger: Logger): RegExpEngine {
+  // ajv asks again each time it compiles a schema holding the pattern: answer (and warn) once.
+  const known = new Map<string, RegExpLike>();
   const engine = ((pattern: string, flags: string): RegExpLike => {
+    const key = `${flags}/${pattern}`;
+    let matcher = known.get(key);
+    if (matcher !== undefined) return matcher;
     const compiled = compilePattern(pattern, flags);
     if (typeof compiled === 'string') {
-      logger.warn(`pattern ${JSON.stringify(pattern)} is not checked: ${compiled}`);
-      return { test: () => true, toString: () => `unchecked:${pattern}` } as RegExpLike;
-    }
-    return compiled;
+      logger.warn(`validation: pattern ${JSON.stringify(pattern)} is not checked: ${compiled}`);
+      matcher = { test: () => true, toString: () => `unchecked:${pattern}` } as RegExpLike;
+    } else matcher = compiled;
+    known.set(key, matcher);
+    return matcher;
   }) as RegExpEngine;
   engine.code = 'safeRegExp';
   return engine;
@@ -425,7 +431,11 @@ class NfaRegExp implements RegExpLike {
     let pos = 0;
     for (;;) {
       const cp = pos < s.length ? (unicode ? s.codePointAt(pos)! : s.charCodeAt(pos)) : -1;
-      this.generation++;
+      if (++this.generation === 0x7fffffff) {
+        // The marks are an Int32Array: start the generations over before they would wrap.
+        this.marks.fill(0);
+        this.generation = 1;
+      }
       // Threads carried over from the previous character get their closures at this position.
       const carried = current;
       current = [];

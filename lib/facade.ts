@@ -20,7 +20,6 @@ import { compileQueryDefaults } from './contract/defaults.js';
 import { registerSpecEndpoints } from './http/spec-endpoint.js';
 import { mockFeature } from './mock/mock.js';
 import { bindingFeature } from './binding/binding.js';
-import { validationFeature } from './validation/validator.js';
 
 export type Disposition = 'route' | 'mock' | 'ignored';
 
@@ -138,7 +137,13 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   const operations: ServedOperation[] = [];
   const report: string[] = [];
   const ctx: FeatureContext = { config, contract, basePath, logger, serverOptions };
-  const features: Feature[] = [validationFeature, await bindingFeature(ctx), mockFeature];
+  // Validation (ajv for two dialects) is imported only when it is on: that is a tenth of a second of startup.
+  const validating = config.rest.clientRequestValidation === true || config.rest.clientResponseValidation === true;
+  const features: Feature[] = [
+    ...(validating ? [(await import('./validation/validator.js')).validationFeature] : []),
+    await bindingFeature(ctx),
+    mockFeature,
+  ];
   for (const op of table.operations) {
     const path = joinPaths(basePath, op.template);
     const route = bus.get(op.id);

@@ -1,8 +1,10 @@
 // The facade: config → contract → operations → routes → router → one request listener.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bindingFeature } from './binding/binding.js';
 import { type FacadeConfig, resolvedServerOptions, type ServerOptions } from './config/model.js';
-import { resolveBasePath } from './contract/base-path.js';
+import { joinPaths, resolveBasePath } from './contract/base-path.js';
+import { compileQueryDefaults } from './contract/defaults.js';
 import { loadContract, type Contract } from './contract/load.js';
 import { compileOperations, type Operation } from './contract/operations.js';
 import { Errors, SvcError, svcError } from './errors.js';
@@ -11,15 +13,12 @@ import { compileStaticProblem, sendError, sendProblem } from './http/problem.js'
 import { writeExchange, type BodySerializer } from './http/respond.js';
 import { PARAM_KEYS, pickCandidate, Router } from './http/router.js';
 import { closeGracefully, createHttpServer, listen } from './http/server.js';
+import { registerSpecEndpoints } from './http/spec-endpoint.js';
 import { consoleLogger, type Logger } from './log.js';
+import { mockFeature } from './mock/mock.js';
 import { DirectBus } from './routes/bus.js';
 import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from './routes/exchange.js';
 import { compileRoute } from './routes/steps.js';
-import { joinPaths } from './contract/base-path.js';
-import { compileQueryDefaults } from './contract/defaults.js';
-import { registerSpecEndpoints } from './http/spec-endpoint.js';
-import { mockFeature } from './mock/mock.js';
-import { bindingFeature } from './binding/binding.js';
 
 export type Disposition = 'route' | 'mock' | 'ignored';
 

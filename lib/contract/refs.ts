@@ -1,7 +1,7 @@
 // Our own $ref resolver. It only follows references where the caller asks (reference positions), so
 // `$ref` keys inside example values are never fetched, and it never pre-expands, so circular schemas load.
-import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors, svcError } from '../errors.js';
 import { parseDocument } from './parse.js';
@@ -17,6 +17,7 @@ const MAX_HOPS = 64;
 export class RefResolver {
   private readonly docs = new Map<string, unknown>();
   private readonly rootDir: string | undefined;
+  private realRootDir: string | undefined;
   private idIndex: Map<string, Located> | undefined;
 
   constructor(readonly rootUri: string, rootDoc: unknown, readonly dialect: '3.0' | '3.1') {
@@ -77,10 +78,12 @@ export class RefResolver {
     if (isUrl(base)) return new URL(target, base).href;
     if (target.startsWith('file:')) return target.startsWith('file://') ? fileURLToPath(target) : target.slice(5);
     const path = isAbsolute(target) ? target : resolve(dirname(base), decodeURIComponent(target));
-    // A relative ref may not read outside the contract's own directory tree (SPEC §2).
+    // A relative ref may not read outside the contract's own directory tree (SPEC §2), also not through a
+    // symlink inside the tree: both sides are compared as real paths.
     if (this.rootDir && !isAbsolute(target)) {
-      const rel = relative(this.rootDir, path);
-      if (rel.startsWith('..') || isAbsolute(rel)) throw svcError(Errors.SPEC_REF, ref, base, 'it points outside the contract directory');
+      this.realRootDir ??= realPath(this.rootDir);
+      const rel = relative(this.realRootDir, realPath(path));
+      if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw svcError(Errors.SPEC_REF, ref, base, 'it points outside the contract directory');
     } else if (isAbsolute(target)) {
       throw svcError(Errors.SPEC_REF, ref, base, 'absolute paths must be written as file: URLs');
     }
@@ -125,6 +128,15 @@ function indexIds(node: unknown, uri: string, scope: string, index: Map<string, 
   }
   if (typeof obj.$anchor === 'string') index.set(`${scope}#${obj.$anchor}`, { value: node, uri });
   for (const key in obj) indexIds(obj[key], uri, scope, index, seen);
+}
+
+/** The real path of an existing file (symlinks resolved); a missing file stays as it is (reading it fails later). */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 export function isRef(value: unknown): value is { $ref: string } {

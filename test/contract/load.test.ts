@@ -2,7 +2,7 @@
 // relative-file and circular $refs, and the startup errors for everything that is not a usable contract.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -137,6 +137,20 @@ test('a relative $ref escaping the contract directory fails startup with a clear
     return true;
   });
   await assert.rejects(load(join(dir, 'contract/param-escape.yaml')), /\/etc\/passwd#\/x .*it points outside the contract directory/);
+});
+
+test('a symlink inside the contract directory cannot carry a relative $ref outside it; one pointing inside is fine', async () => {
+  const outside = tempDir({ 'secret.yaml': 'get:\n  operationId: leak\n  responses: {"200": {description: ok}}\n' });
+  const dir = tempDir({
+    'paths/real.yaml': 'get:\n  operationId: real\n  responses: {"200": {description: ok}}\n',
+    'openapi.yaml': toYaml({ ...minimal('links'), paths: { '/leak': { $ref: 'linked/secret.yaml' } } }),
+    'inside.yaml': toYaml({ ...minimal('links'), paths: { '/real': { $ref: 'alias/real.yaml' } } }),
+  });
+  symlinkSync(outside, join(dir, 'linked'));
+  symlinkSync(join(dir, 'paths'), join(dir, 'alias'));
+  await assert.rejects(load(join(dir, 'openapi.yaml')), /Cannot resolve \$ref linked\/secret\.yaml .*it points outside the contract directory/);
+  const facade = await load(join(dir, 'inside.yaml'));
+  assert.deepEqual(facade.operations.map((o) => o.operation.id), ['real']);
 });
 
 test('absolute refs: a file: URL written in the contract is allowed, a bare absolute path is refused', async () => {

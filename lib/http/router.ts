@@ -50,7 +50,8 @@ export class Router<T> {
   private readonly tree = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 8192 });
   private readonly entries = new Map<string, PathEntry<T>>();
 
-  add(method: string, template: string, target: T, queryDiscriminator?: Candidate<T>['queryDiscriminator']): void {
+  /** Adds a target; returns false when the path already had one for this method (the earlier one wins). */
+  add(method: string, template: string, target: T, queryDiscriminator?: Candidate<T>['queryDiscriminator']): boolean {
     const { path, paramNames } = toRouterPath(template);
     const key = path.length > 1 ? path.replace(/\/+$/, '') : path;
     let entry = this.entries.get(key);
@@ -59,10 +60,12 @@ export class Router<T> {
       this.entries.set(key, entry);
       this.tree.on('GET', key, () => {}, entry);
     }
+    const first = entry.byMethod[method] === undefined;
     (entry.byMethod[method] ??= []).push({ target, paramNames, queryDiscriminator });
     const methods = new Set(Object.keys(entry.byMethod));
     if (methods.has('GET')) methods.add('HEAD');
     entry.allow = ALLOW_ORDER.filter((m) => methods.has(m)).join(', ');
+    return first;
   }
 
   find(path: string): PathMatch<T> | undefined {

@@ -25,15 +25,20 @@ export function registerSpecEndpoints(router: Router<OperationRuntime>, { config
   if (published !== undefined && published !== '' && published !== '/') {
     const documents = publishedDocuments(contract.doc, basePath, config.rest.hostNameResolver ?? 'localIp');
     const path = published.replace(/\/+$/, '');
-    router.add('GET', path, documentEndpoint(documents, undefined, logger));
-    router.add('GET', `${path}.json`, documentEndpoint(documents, 'json', logger));
-    router.add('GET', `${path}.yaml`, documentEndpoint(documents, 'yaml', logger));
+    publish(router, path, documentEndpoint(documents, undefined, logger), logger);
+    publish(router, `${path}.json`, documentEndpoint(documents, 'json', logger), logger);
+    publish(router, `${path}.yaml`, documentEndpoint(documents, 'yaml', logger), logger);
   }
   const original = config.openApi.apiContextPath;
   if (original !== undefined && original !== '' && original !== '/') {
     const type = originalType(contract);
-    router.add('GET', joinPaths(basePath, original), { serve: (_req, res) => send(res, contract.raw, type) });
+    publish(router, joinPaths(basePath, original), { serve: (_req, res) => send(res, contract.raw, type) }, logger);
   }
+}
+
+/** Operations are registered first and keep their path; a shadowed spec endpoint is worth a warning. */
+function publish(router: Router<OperationRuntime>, path: string, endpoint: OperationRuntime, logger: Logger): void {
+  if (!router.add('GET', path, endpoint)) logger.warn(`the contract is not published at ${path}: an operation of the contract already answers GET there`);
 }
 
 type Documents = (port: number, format: Format) => Buffer;

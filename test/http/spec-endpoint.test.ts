@@ -193,3 +193,17 @@ test('a contract JSON cannot represent (a YAML alias cycle): YAML still works, J
     await app.close();
   }
 });
+
+test('an apiContextPath that an operation already answers keeps the operation, with a startup warning', async () => {
+  const app = await petstore({}, { apiContextPath: '/store/inventory', routes: { getInventory: (ex) => void (ex.body = { sold: 1 }) } });
+  try {
+    const res = await fetch(`${app.origin}/api/v3/store/inventory`);
+    assert.deepEqual(await res.json(), { sold: 1 });
+    assert.ok(
+      app.logger.lines.some((l) => l === 'WARN the contract is not published at /api/v3/store/inventory: an operation of the contract already answers GET there'),
+      app.logger.lines.join('\n'),
+    );
+  } finally {
+    await app.close();
+  }
+});

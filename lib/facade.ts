@@ -7,7 +7,7 @@ import { joinPaths, resolveBasePath } from './contract/base-path.js';
 import { compileQueryDefaults } from './contract/defaults.js';
 import { loadContract, type Contract } from './contract/load.js';
 import { compileOperations, type Operation } from './contract/operations.js';
-import { Errors, SvcError, svcError } from './errors.js';
+import { Errors, SvcError, svcError, type ErrorDef } from './errors.js';
 import { hasBody, readBody } from './http/body.js';
 import { compileStaticProblem, sendError, sendProblem } from './http/problem.js';
 import { writeExchange, type BodySerializer } from './http/respond.js';
@@ -165,12 +165,25 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
 const notFound = compileStaticProblem(Errors.NOT_FOUND);
 const methodNotAllowed = compileStaticProblem(Errors.METHOD_NOT_ALLOWED);
 
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * The request target in origin form. An absolute-form target (`http://host/path?q`, RFC 9112 §3.2.2) loses
+ * its scheme and authority, so the path headers and mock lookups see the same path the router matched.
+ */
+function originForm(target: string): string {
+  if (target.charCodeAt(0) === 0x2f) return target;
+  const rest = target.replace(ABSOLUTE_FORM, '');
+  if (rest === target) return target;
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 function assembleFacade(
   router: Router<OperationRuntime>,
   parts: { contract: Contract; basePath: string; operations: ServedOperation[]; report: string[]; serverOptions: ServerOptions },
 ): Facade {
   const dispatch = (req: IncomingMessage, res: ServerResponse, next: ((err?: unknown) => void) | undefined): void => {
-    const url = req.url ?? '/';
+    const url = originForm(req.url ?? '/');
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const query = q === -1 ? '' : url.slice(q + 1);
@@ -242,13 +255,14 @@ function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: Fe
   const { check, decode, invoke, serialize, checkResponse } = stages;
   const needsFacts = check !== undefined || decode !== undefined || checkResponse !== undefined;
 
-  const fail = (res: ServerResponse, err: unknown): void => {
-    if (err instanceof SvcError && err.status < 500) {
+  const fail = (res: ServerResponse, thrown: unknown): void => {
+    const err = asSvcError(thrown);
+    if (err !== undefined && err.status < 500) {
       sendError(res, err, err.status === 413 ? { connection: 'close' } : undefined);
       return;
     }
-    logger.error(`${op.method} ${op.path} (direct:${op.id}) failed: ${(err as Error)?.stack ?? String(err)}`);
-    if (err instanceof SvcError) sendError(res, err);
+    logger.error(`${op.method} ${op.path} (direct:${op.id}) failed: ${describeThrown(thrown)}`);
+    if (err !== undefined && !STARTUP_CODES.has(err.code)) sendError(res, err);
     else sendProblem(res, 500, Errors.ROUTE_FAILED.message);
   };
 
@@ -275,9 +289,11 @@ function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: Fe
       for (let i = 0; i < names.length; i++) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
       if (query !== '') {
         for (const [k, v] of new URLSearchParams(query)) {
-          if (isInternalName(k)) continue;
+          // A path parameter keeps the value the router matched (and validation checked): the query cannot
+          // replace it, in any letter case (header names are case-insensitive).
+          if (isInternalName(k) || isPathParameter(names, k)) continue;
           const prev = headers.get(k);
-          headers.setIncoming(k, prev === undefined || names.includes(k) ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
+          headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
         }
       }
       for (const [name, value] of queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
@@ -312,6 +328,35 @@ function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: Fe
       );
     },
   };
+}
+
+/**
+ * Catalogue entries about the contract or configuration (those with an exit code). One that surfaces at
+ * request time (a `$ref` resolved lazily) is an internal error: logged, never told to clients, as it names
+ * server files.
+ */
+const STARTUP_CODES: ReadonlySet<string> = new Set(Object.values(Errors).flatMap((d: ErrorDef) => (d.exitCode === undefined ? [] : [d.code])));
+
+// A route may throw anything, even a Proxy whose traps throw: looking at it must not throw in turn.
+function asSvcError(thrown: unknown): SvcError | undefined {
+  try {
+    return thrown instanceof SvcError ? thrown : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeThrown(thrown: unknown): string {
+  try {
+    return (thrown as Error)?.stack ?? String(thrown);
+  } catch {
+    return 'a thrown value that cannot be described';
+  }
+}
+
+function isPathParameter(names: readonly string[], name: string): boolean {
+  for (const n of names) if (n.length === name.length && n.toLowerCase() === name.toLowerCase()) return true;
+  return false;
 }
 
 /** Startup check of SPEC §11: only platform-http is built in, and bearer-token validation is not in this build. */

@@ -86,11 +86,14 @@ async function main(argv: readonly string[]): Promise<void> {
   const quiet = cluster.isWorker && cluster.worker?.id !== 1;
   if (!quiet) for (const line of facade.startupReport) process.stdout.write(`${line}\n`);
   const address = await facade.listen();
-  if (!quiet) process.stdout.write(`listening on http://${address.address}:${address.port}\n`);
   const stop = (): void => {
     facade.stop().then(() => process.exit(0));
   };
+  // Before the line that says it is ready: a supervisor may signal as soon as it reads it.
   process.once('SIGTERM', stop).once('SIGINT', stop);
+  // An IPv6 address goes in brackets, so the printed line is a usable URL (RFC 3986 §3.2.2).
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  if (!quiet) process.stdout.write(`listening on http://${host}:${address.port}\n`);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -65,7 +65,7 @@ async function applyModule(config: FacadeConfig, file: string): Promise<void> {
   try {
     mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
   } catch (err) {
-    throw svcError(Errors.CONFIG_FILE, file, `cannot import: ${(err as Error).message.split('\n')[0]}`);
+    throw svcError(Errors.CONFIG_FILE, file, `cannot import: ${((err as Error)?.message ?? String(err)).split('\n')[0]}`);
   }
   const builder = toRouteBuilder(mod.default);
   if (!builder) throw svcError(Errors.CONFIG_FILE, file, 'the default export must be a RouteBuilder subclass or instance');

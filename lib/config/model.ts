@@ -145,7 +145,7 @@ function describe(type: OptionType): string {
     case 'int':
       return `an integer from ${type.min} to ${type.max}`;
     case 'duration':
-      return 'milliseconds, or a number with ms, s or m (e.g. 10s)';
+      return `milliseconds, or a number with ms, s or m (e.g. 10s), at most ${MAX_DURATION_MS} ms`;
     case 'size':
       return 'bytes, or a number with KB, KiB, MB or MiB';
     case 'path':
@@ -174,12 +174,17 @@ function coerce(type: OptionType, value: unknown): unknown {
       const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
       return Number.isInteger(n) && n >= type.min && n <= type.max ? n : undefined;
     }
-    case 'duration':
-      return withUnit(value, { '': 1, ms: 1, s: 1000, m: 60_000 });
+    case 'duration': {
+      const ms = withUnit(value, { '': 1, ms: 1, s: 1000, m: 60_000 });
+      return ms !== undefined && ms <= MAX_DURATION_MS ? ms : undefined;
+    }
     case 'size':
       return withUnit(value, { '': 1, b: 1, kb: 1000, kib: 1024, mb: 1_000_000, mib: 1024 * 1024 });
   }
 }
+
+/** Node's timers hold at most 2^31 - 1 ms; a longer one fires after 1 ms (and node:http refuses some outright). */
+const MAX_DURATION_MS = 2 ** 31 - 1;
 
 function withUnit(value: unknown, units: Record<string, number>): number | undefined {
   if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? value : undefined;

@@ -23,7 +23,8 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
     payload = body;
     type ??= 'text/plain; charset=utf-8';
   } else if (Buffer.isBuffer(body) || body instanceof Uint8Array) {
-    payload = Buffer.isBuffer(body) ? body : Buffer.from(body);
+    // No bytes is an empty body (204), like an empty string.
+    payload = body.length === 0 ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(body);
     type ??= 'application/octet-stream';
   } else {
     const out = serialize(body, ex);

@@ -10,6 +10,11 @@ const NOT_RETURNED = new Set(['content-type', 'content-encoding', 'set-cookie'])
 
 const BACKEND_TIMEOUT_MS = 30_000;
 
+/** RFC 9110 §5.1: a field name is a token. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
+/** What no field value can carry (fetch refuses NUL, CR, LF and anything beyond Latin-1). */
+const UNSENDABLE = /[\0\r\n\u0100-\uffff]/;
+
 export async function forwardToBackend(uri: string, ex: Exchange): Promise<void> {
   const headers = ex.message.headers;
   const method = String(headers.get(HeaderNames.METHOD) ?? (ex.message.body == null ? 'GET' : 'POST')).toUpperCase();
@@ -18,24 +23,29 @@ export async function forwardToBackend(uri: string, ex: Exchange): Promise<void>
   const outgoing: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers.toObject())) {
     if (NOT_FORWARDED.has(name) || isInternalName(name) || value === undefined || value === null) continue;
-    if (typeof value === 'string') outgoing[name] = value;
-    else if (Array.isArray(value)) outgoing[name] = value.join(', ');
+    const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : undefined;
+    // Query and path parameters are headers too; one no header can carry (`?a%20b=1`, `%0D%0A`) is left out
+    // instead of failing the whole call: the query string still carries it.
+    if (text !== undefined && TOKEN.test(name) && !UNSENDABLE.test(text)) outgoing[name] = text;
   }
   const body = method === 'GET' || method === 'HEAD' ? undefined : toBody(ex.message.body);
   let res: Response;
+  let payload: Buffer;
   try {
     res = await fetch(target, { method, headers: outgoing, body, redirect: 'manual', signal: AbortSignal.timeout(BACKEND_TIMEOUT_MS) });
+    // A backend that dies or stalls in the middle of its body failed just as one that never answered.
+    payload = Buffer.from(await res.arrayBuffer());
   } catch {
     throw svcError(Errors.BACKEND_FAILED, new URL(target).origin);
   }
-  const payload = Buffer.from(await res.arrayBuffer());
   headers.set(HeaderNames.RESPONSE_CODE, res.status);
   const type = res.headers.get('content-type');
   if (type) headers.set('content-type', type);
   else headers.delete('content-type');
-  // The backend's end-to-end headers (Location, Cache-Control, ...) become the exchange's and go to the client.
+  // The backend's end-to-end headers (Location, Cache-Control, ...) become the exchange's and go to the client;
+  // Svc* names are the facade's own, from a backend as from a client.
   for (const [name, value] of res.headers) {
-    if (!NOT_FORWARDED.has(name) && !NOT_RETURNED.has(name)) headers.set(name, value);
+    if (!NOT_FORWARDED.has(name) && !NOT_RETURNED.has(name) && !isInternalName(name)) headers.set(name, value);
   }
   const cookies = res.headers.getSetCookie();
   if (cookies.length > 0) headers.set('set-cookie', cookies);

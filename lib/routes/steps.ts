@@ -96,7 +96,13 @@ function compileTo(uri: string, bus: DirectBus, logger: Logger): Step {
     const prefix = `[${uri.slice(4).split('?')[0]}] `;
     return (ex) => logger.info(prefix + asText(ex.message.body));
   }
-  if (/^https?:\/\//i.test(uri)) return (ex) => forwardToBackend(uri, ex);
+  if (/^https?:\/\//i.test(uri)) {
+    // Said once at startup rather than by every request: a URL fetch cannot use.
+    if (!URL.canParse(uri)) throw new Error(`to ${uri}: not a valid URL`);
+    const url = new URL(uri);
+    if (url.username !== '' || url.password !== '') throw new Error(`to ${url.protocol}//${url.host}${url.pathname}: credentials in the URL are not sent; set an Authorization header instead`);
+    return (ex) => forwardToBackend(uri, ex);
+  }
   throw new Error(`unsupported endpoint ${uri} (allowed: direct:, log:, http://, https://)`);
 }
 

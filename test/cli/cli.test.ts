@@ -104,7 +104,16 @@ test('--help and --version print to stdout and exit 0', async () => {
 });
 
 test('bad flags, missing or unreadable files and config errors: exit code 2 with one line on stderr', async () => {
-  const dir = tempDir({ 'bad-mode.yaml': specYaml('- restConfiguration:\n    bindingMode: jsonish\n'), 'ok.yaml': specYaml('      missingOperation: ignore\n'), 'notes.txt': 'x' });
+  const dir = tempDir({
+    'bad-mode.yaml': specYaml('- restConfiguration:\n    bindingMode: jsonish\n'),
+    'ok.yaml': specYaml('      missingOperation: ignore\n'),
+    'notes.txt': 'x',
+    'throws-null.mjs': 'throw null;\n',
+    'rejects.mjs': 'await Promise.reject(undefined);\n',
+    // Beyond what node's timers hold (2^31 - 1 ms): node would crash at listen, or make it 1 ms.
+    'huge-request-timeout.properties': 'svc.server.requestTimeout=99999999999999999999\n',
+    'huge-shutdown-timeout.properties': 'svc.server.shutdownTimeout=40000m\n',
+  });
   mkdirSync(join(dir, 'folder.yaml'));
   const cases: [string[], RegExp][] = [
     [['--bogus', 'x.yaml'], /^svc-facade: unknown option --bogus; allowed: --port, --host, --dev, --help, --version\n$/],
@@ -115,6 +124,10 @@ test('bad flags, missing or unreadable files and config errors: exit code 2 with
     [[join(dir, 'folder.yaml')], /^svc-facade: .*folder\.yaml: cannot read: EISDIR\n$/],
     [[join(dir, 'notes.txt')], /^svc-facade: .*notes\.txt: unknown file type \.txt; allowed: /],
     [[join(dir, 'bad-mode.yaml')], /^svc-facade: .*bad-mode\.yaml: option bindingMode has invalid value "jsonish"; allowed: off, auto, json, xml, json_xml\n$/],
+    [[join(dir, 'throws-null.mjs')], /^svc-facade: .*throws-null\.mjs: cannot import: null\n$/],
+    [[join(dir, 'rejects.mjs')], /^svc-facade: .*rejects\.mjs: cannot import: undefined\n$/],
+    [[join(dir, 'ok.yaml'), join(dir, 'huge-request-timeout.properties')], /^svc-facade: .*huge-request-timeout\.properties: option server\.requestTimeout has invalid value "99999999999999999999"; allowed: .*at most 2147483647 ms/],
+    [[join(dir, 'ok.yaml'), join(dir, 'huge-shutdown-timeout.properties')], /^svc-facade: .*huge-shutdown-timeout\.properties: option server\.shutdownTimeout has invalid value "40000m"; allowed: /],
   ];
   const results = await Promise.all(cases.map(([args]) => run(args)));
   for (const [i, [args, message]] of cases.entries()) {

@@ -87,7 +87,11 @@ function stepObject(el: Element, file: string): Record<string, unknown> {
   const value: Record<string, unknown> = { ...el.attributes };
   for (const child of el.children) value[child.name] = child.name === 'json' ? parseJsonText(child.text, file) : child.text;
   if (el.name === 'log' && value.message === undefined) value.message = el.text.trim();
-  if (el.name === 'removeHeader' && value.name === undefined && value.headerName !== undefined) value.name = value.headerName;
+  // Camel's XML spells it `headerName`.
+  if (el.name === 'removeHeader' && value.headerName !== undefined) {
+    value.name ??= value.headerName;
+    delete value.headerName;
+  }
   return { [el.name]: value };
 }
 

@@ -9,6 +9,17 @@ import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from'];
 const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to'];
 const EXPRESSIONS = ['constant', 'simple', 'json'];
+/** Keys Camel allows on any route or step (kept for compatibility; they change nothing here). */
+const COMMON_KEYS = ['id', 'description'];
+/** The keys each step's mapping may have: a misspelt one fails startup instead of being ignored. */
+const STEP_KEYS: Record<string, readonly string[]> = {
+  setBody: [...EXPRESSIONS, 'expression'],
+  setHeader: ['name', ...EXPRESSIONS, 'expression'],
+  setProperty: ['name', ...EXPRESSIONS, 'expression'],
+  removeHeader: ['name'],
+  log: ['message', 'logName'],
+  to: ['uri'],
+};
 
 type Obj = Record<string, unknown>;
 
@@ -34,7 +45,7 @@ function applyItem(config: FacadeConfig, key: string, value: unknown, file: stri
     case 'rest':
       return applyRest(config, expectObj(value, file, key), file);
     case 'route': {
-      const route = expectObj(value, file, key);
+      const route = onlyKeys(expectObj(value, file, key), ['from', ...COMMON_KEYS], file, 'route');
       return applyFrom(config, expectObj(route.from, file, 'route.from'), file);
     }
     case 'from':
@@ -72,6 +83,7 @@ export function applyOpenApi(config: FacadeConfig, openApi: Obj, file: string): 
 }
 
 function applyFrom(config: FacadeConfig, from: Obj, file: string): void {
+  onlyKeys(from, ['uri', 'steps', ...COMMON_KEYS], file, 'from');
   const uri = from.uri;
   if (typeof uri !== 'string') throw svcError(Errors.CONFIG_INVALID, file, 'from.uri', JSON.stringify(uri), 'direct:<operationId> or rest-openapi:<specification>');
   if (uri.startsWith('rest-openapi:')) return applyConsumerUri(config, uri, file);
@@ -105,6 +117,8 @@ export function applyConsumerUri(config: FacadeConfig, uri: string, file: string
 function parseStep(raw: unknown, where: string): StepDefinition {
   if (!isObj(raw) || Object.keys(raw).length !== 1) throw svcError(Errors.STEP_INVALID, where, `each step is an object with one of ${STEPS.join(', ')}`);
   const [kind, value] = Object.entries(raw)[0]!;
+  const keys = STEP_KEYS[kind];
+  if (keys && isObj(value)) onlyKeys(value, [...keys, ...COMMON_KEYS], where, kind);
   switch (kind) {
     case 'setBody':
       return { kind, expression: parseExpression(value, where, kind) };
@@ -133,12 +147,22 @@ function parseStep(raw: unknown, where: string): StepDefinition {
 
 function parseExpression(value: unknown, where: string, step: string): Expression {
   const obj = isObj(value) && isObj(value.expression) ? value.expression : value;
+  if (isObj(obj) && EXPRESSIONS.filter((e) => e in obj).length > 1) {
+    throw svcError(Errors.STEP_INVALID, where, `${step} has more than one expression; give one of ${EXPRESSIONS.join(', ')}`);
+  }
   if (isObj(obj)) {
     if ('constant' in obj) return { constant: obj.constant };
     if ('simple' in obj) return { simple: String(obj.simple) };
     if ('json' in obj) return { json: obj.json };
   }
   throw svcError(Errors.STEP_INVALID, where, `${step} needs an expression: ${EXPRESSIONS.join(', ')}`);
+}
+
+function onlyKeys(obj: Obj, allowed: readonly string[], where: string, what: string): Obj {
+  for (const key of Object.keys(obj)) {
+    if (!allowed.includes(key)) throw svcError(Errors.CONFIG_UNKNOWN, where, `${what}.${key}`, allowed.join(', '));
+  }
+  return obj;
 }
 
 function expectName(value: unknown, where: string, step: string): string {

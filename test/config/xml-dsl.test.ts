@@ -23,6 +23,8 @@ test('restConfiguration, rest/openApi and routes with every step', async () => {
     <setProperty name="kind"><constant>dog</constant></setProperty>
     <setHeader name="X-Temp"><constant>t</constant></setHeader>
     <removeHeader name="X-Temp"/>
+    <setHeader name="X-Camel"><constant>c</constant></setHeader>
+    <removeHeader headerName="X-Camel"/>
     <log message="pet \${header.petId}"/>
     <to uri="direct:decorate"/>
     <setBody><simple>{"id": \${header.petId}, "kind": "\${exchangeProperty.kind}", "note": "a &amp; b &lt;c&gt;"}</simple></setBody>
@@ -50,6 +52,7 @@ test('restConfiguration, rest/openApi and routes with every step', async () => {
     assert.equal(pet.status, 200);
     assert.equal(pet.headers.get('x-decorated'), 'GET');
     assert.equal(pet.headers.get('x-temp'), null);
+    assert.equal(pet.headers.get('x-camel'), null, "Camel's headerName attribute works too");
     assert.deepEqual(await pet.json(), { id: 5, kind: 'dog', note: 'a & b <c>' });
     assert.ok(running.logger.lines.includes('INFO [getPetById] pet 5'));
     const inventory = await fetch(`${running.origin}/xml/store/inventory`);
@@ -80,6 +83,7 @@ test('invalid XML configuration fails startup naming the file, the option and wh
     [xml('<route><setBody><constant>x</constant></setBody></route>'), /<route> must start with <from uri="..."\/>/, 2],
     [xml('<route><from uri="direct:a"/><bean ref="x"/></route>'), /\(direct:a\): unknown step bean; allowed: setBody, setHeader/, 2],
     [xml('<route><from uri="direct:a"/><setBody><json>{nope}</json></setBody></route>'), /<json> must hold a JSON value/, 2],
+    [xml('<route><from uri="direct:a"/><setHeader name="X"><constnt>y</constnt></setHeader></route>'), /unknown option setHeader\.constnt; allowed: name, constant/, 2],
     ['<svc><unclosed></svc>', /not valid XML/, 2],
     ['<?xml version="1.0"?><!DOCTYPE svc [<!ENTITY x "boom">]><svc>&x;</svc>', /DOCTYPE declarations are not allowed/, 2],
   ];

@@ -220,6 +220,10 @@ test('invalid steps and expressions fail startup naming the file and what is all
     ['        - setHeader:\n            constant: x\n', /setHeader needs a name/],
     ['        - to: ftp://x\n', /to needs a uri: direct:<name>, log:<name>, http:\/\/ or https:\/\//],
     ["        - setBody:\n            simple: '${nope.x}'\n", /unknown simple function \$\{nope\.x\}/],
+    ['        - setHeader:\n            name: X\n            constnt: y\n', /unknown option setHeader\.constnt; allowed: name, constant, simple, json, expression, id, description/],
+    ['        - setBody:\n            constant: x\n            simple: y\n', /setBody has more than one expression; give one of constant, simple, json/],
+    ['        - log:\n            message: hi\n            level: WARN\n', /unknown option log\.level; allowed: message, logName, id, description/],
+    ['        - to:\n            uri: direct:getInventory\n            pattern: InOnly\n', /unknown option to\.pattern; allowed: uri, id, description/],
   ];
   for (const [step, message] of cases) {
     const dir = tempDir({ 'bad.yaml': head(`- route:\n    from:\n      uri: direct:getInventory\n      steps:\n${step}`) });
@@ -228,6 +232,23 @@ test('invalid steps and expressions fail startup naming the file and what is all
       assert.ok(err instanceof SvcError);
       assert.equal(err.exitCode, 2, err.message);
       assert.ok(err.message.includes(file), err.message);
+      assert.match(err.message, message);
+      return true;
+    });
+  }
+});
+
+test('unknown keys on a route or its from fail startup naming the file and the allowed keys', async () => {
+  const cases: [string, RegExp][] = [
+    ['- route:\n    id: inventory\n    autoStartup: false\n    from:\n      uri: direct:getInventory\n', /unknown option route\.autoStartup; allowed: from, id, description/],
+    ['- route:\n    from:\n      uri: direct:getInventory\n      parameters: {}\n', /unknown option from\.parameters; allowed: uri, steps, id, description/],
+  ];
+  for (const [route, message] of cases) {
+    const dir = tempDir({ 'bad.yaml': head(route) });
+    const file = join(dir, 'bad.yaml');
+    await assert.rejects(createFacade([file], { env: {}, logger: silentLogger }), (err: SvcError) => {
+      assert.equal(err.exitCode, 2, err.message);
+      assert.ok(err.message.startsWith(file), err.message);
       assert.match(err.message, message);
       return true;
     });

@@ -322,10 +322,7 @@ function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: Fe
   return {
     serve(req, res, params, names, path, query) {
       if (!hasBody(req)) return run(req, res, params, names, path, query, undefined);
-      readBody(req, maxBodySize).then(
-        (raw) => run(req, res, params, names, path, query, raw),
-        (err: unknown) => fail(res, err),
-      );
+      readBody(req, maxBodySize, (err, raw) => (err === undefined ? run(req, res, params, names, path, query, raw) : fail(res, err)));
     },
   };
 }

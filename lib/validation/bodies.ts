@@ -45,8 +45,6 @@ export interface BodyContext {
   maxBodySize: number;
 }
 
-const xmlDerefs = new WeakMap<Contract, ReturnType<typeof contractSchemas>>();
-
 /** A media type's `encoding` map (only style and explode are read). */
 type Encoding = Record<string, { style?: unknown; explode?: unknown } | undefined>;
 
@@ -88,11 +86,6 @@ export function compileMediaCheck(
     if (errors) out.addSchemaErrors(errors, (segments) => ({ in: 'body', name: segments[segments.length - 1] ?? '', pointer: pointerOf(segments) }));
   };
   const shape = (): ValueShape => shapeOf(schema, uri, contract.refs);
-  const xml = (): ReturnType<typeof contractSchemas> => {
-    let schemas = xmlDerefs.get(contract);
-    if (schemas === undefined) xmlDerefs.set(contract, (schemas = contractSchemas(contract)));
-    return schemas;
-  };
 
   const parse = (raw: Buffer, kind: BodyKind, out: Violations): unknown => {
     switch (kind) {
@@ -105,7 +98,7 @@ export function compileMediaCheck(
         }
       case 'xml':
         try {
-          const schemas = xml();
+          const schemas = contractSchemas(contract); // cached per contract
           return parseXml(bodyText(raw), schemas.enter(schema, uri), { deref: schemas.deref, maxBytes: ctx.maxBodySize });
         } catch (err) {
           if (!(err instanceof SvcError)) throw err;

@@ -5,6 +5,7 @@ import type { Operation } from '../contract/operations.js';
 import type { RestOptions } from '../config/model.js';
 import { Errors, svcError } from '../errors.js';
 import { rawBodyValue, type Feature, type FeatureContext, type OperationStages, type RequestFacts } from '../facade.js';
+import { bodyText } from '../http/body.js';
 import { compileNegotiator, essence, findDeclaredMediaType, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import type { BodySerializer } from '../http/respond.js';
 import { HeaderNames, type Exchange, type Headers } from '../routes/exchange.js';
@@ -105,11 +106,6 @@ function compileDecoder(op: Operation, binding: BindingContext): NonNullable<Ope
     if (target.binder === undefined) target.binder = target.schema === undefined ? null : instantiator.binderFor(target.schema);
     ex.message.body = target.binder === null ? value : target.binder(value, 0);
   };
-}
-
-function bodyText(raw: Buffer): string {
-  const text = raw.toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function parseJson(raw: Buffer): unknown {

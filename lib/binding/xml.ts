@@ -369,8 +369,6 @@ function coerce(text: string, shape: Shape | null, deref: Deref): unknown {
   }
 }
 
-/** Sets a property the way JSON.parse would (an own `__proto__` property, never the prototype). */
-
 const SET = 1;
 const ITEM = 3;
 

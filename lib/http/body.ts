@@ -8,6 +8,12 @@ export function hasBody(req: IncomingMessage): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
+/** A text body as a string: UTF-8, a leading byte-order mark dropped. */
+export function bodyText(raw: Buffer): string {
+  const text = raw.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /**
  * Reads the whole body, then calls `done` once with the bytes or with an error (413 over `limit`, 400 when
  * the client goes away). Callbacks rather than a promise: this runs on every request with a body.

@@ -6,6 +6,7 @@ import type { MediaTypeObject, Operation } from '../contract/operations.js';
 import { contractSchemas } from '../binding/deref.js';
 import { parseXml } from '../binding/xml.js';
 import { SvcError } from '../errors.js';
+import { bodyText } from '../http/body.js';
 import { essence, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import { setOwn } from '../objects.js';
 import { shapeOf, type ValueShape } from './coerce.js';
@@ -31,11 +32,6 @@ export function bodyKind(mediaType: string): BodyKind {
   if (type.startsWith('multipart/')) return 'multipart';
   if (type.startsWith('text/')) return 'text';
   return 'opaque';
-}
-
-export function bodyText(raw: Buffer): string {
-  const text = raw.toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** What the body checks of one facade share. */

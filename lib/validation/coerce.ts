@@ -127,5 +127,3 @@ function collect(schema: unknown, uri: string, refs: RefResolver, facts: Facts, 
     if (Array.isArray(list)) for (const branch of list) collect(branch, located.uri, refs, facts, depth + 1);
   }
 }
-
-/** Sets a property from untrusted input the way JSON.parse would: `__proto__` becomes an own property. */

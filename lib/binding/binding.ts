@@ -1,6 +1,7 @@
 // The binding feature (SPEC §9, `bindingMode`): for routed operations, JSON and XML request bodies are
 // parsed by Content-Type and bound to the classes their schemas name before the route runs, and objects
 // the route returns are written as the negotiated JSON or XML. Mocked and ignored operations never bind.
+import { responseForStatus, responsesByCode, successStatus } from '../contract/responses.js';
 import type { Operation } from '../contract/operations.js';
 import type { RestOptions } from '../config/model.js';
 import { Errors, svcError } from '../errors.js';
@@ -176,17 +177,15 @@ function className(body: unknown): string | undefined {
  * `NXX` range, or `default`); without that header, `200`, else the lowest 2xx, else `default`.
  */
 function compileResponseSchemas(op: Operation, schemas: ContractSchemas): (code: unknown, type: string) => Schema | undefined {
-  const byCode = new Map<string, Map<string, Schema | undefined>>();
-  for (const [code, response] of Object.entries(op.responses)) {
+  const byCode = responsesByCode(op, (response) => {
     const content = new Map<string, Schema | undefined>();
     for (const [type, media] of Object.entries(response.value.content ?? {})) content.set(type, schemas.enter(media?.schema, response.uri));
-    byCode.set(code.toUpperCase(), content);
-  }
-  const successes = [...byCode.keys()].filter((code) => code.startsWith('2')).sort();
-  const unset = byCode.has('200') ? '200' : (successes[0] ?? 'DEFAULT');
+    return content;
+  });
+  const success = successStatus(byCode);
+  const unset = success === undefined ? byCode.get('DEFAULT') : responseForStatus(byCode, success);
   return (code, type) => {
-    const key = code === undefined || code === null || code === '' ? unset : String(code);
-    const content = byCode.get(key) ?? byCode.get(`${key[0]}XX`) ?? byCode.get('DEFAULT');
+    const content = code === undefined || code === null || code === '' ? unset : responseForStatus(byCode, String(code));
     if (content === undefined) return undefined;
     if (content.has(type)) return content.get(type);
     const declared = findDeclaredMediaType([...content.keys()], type) ?? [...content.keys()].find(isXmlMediaType);

@@ -1,5 +1,6 @@
 // Examples from the contract as mock bodies (SPEC §7 step 2): which response, which media type, which
 // example; each rendered once (JSON text or XML via the codec) and kept as bytes.
+import { responseForStatus, responsesByCode, successStatus } from '../contract/responses.js';
 import { writeXml, type Schema } from '../binding/xml.js';
 import type { Contract } from '../contract/load.js';
 import type { MediaTypeObject, Operation, ResponseObject } from '../contract/operations.js';
@@ -29,16 +30,14 @@ export interface OperationExamples {
 }
 
 export function compileExamples(op: Operation, contract: Contract): OperationExamples {
-  const byCode = new Map<string, ResponseExamples>();
-  for (const [code, located] of Object.entries(op.responses)) byCode.set(code.toUpperCase(), new ResponseExamples(located, contract));
+  const byCode = responsesByCode(op, (located) => new ResponseExamples(located, contract));
   const forStatus = (code: string): ChosenResponse | undefined => {
     if (!/^[1-5]\d\d$/.test(code)) return undefined;
-    const response = byCode.get(code) ?? byCode.get(`${code[0]}XX`);
+    // `Prefer: code=` picks only what is declared for that status: `default` does not count.
+    const response = responseForStatus(byCode, code, false);
     return response && { response, status: Number(code) };
   };
-  // Three-digit codes sort as numbers do, so this is `200` whenever it is declared.
-  const lowest2xx = [...byCode.keys()].filter((c) => /^2\d\d$/.test(c)).sort()[0];
-  const primaryCode = lowest2xx ?? (byCode.has('2XX') ? '200' : undefined);
+  const primaryCode = successStatus(byCode);
   const fallback = byCode.get('DEFAULT');
   const primary = primaryCode !== undefined ? forStatus(primaryCode) : fallback && { response: fallback, status: 200 };
   return { primary, forStatus };

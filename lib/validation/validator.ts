@@ -5,6 +5,7 @@
 //   400  every parameter and the body against their schemas, all violations collected.
 // With `clientResponseValidation: true` routed operations check what the route answers against the
 // contract's response for that status; a violation is a 500 (a defect of the route, not of the client).
+import { responseForStatus, responsesByCode } from '../contract/responses.js';
 import type { Contract } from '../contract/load.js';
 import type { Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
@@ -114,7 +115,8 @@ function compileResponseCheck(op: Operation, body: BodyContext): (ex: Exchange) 
     if (check === undefined) checks.set(key, (check = compileMediaCheck(op, type, 'response', { value: response.value.content?.[type], uri: response.uri }, body)));
     return check;
   };
-  const declaresResponses = Object.keys(op.responses).length > 0;
+  const byCode = responsesByCode(op, (response) => response);
+  const declaresResponses = byCode.size > 0;
 
   return (ex) => {
     const value = ex.message.body;
@@ -122,7 +124,7 @@ function compileResponseCheck(op: Operation, body: BodyContext): (ex: Exchange) 
     const status = responseStatus(ex.message.headers.get(RESPONSE_CODE));
     if (status === undefined) return; // writing the response reports the bad code
     const code = String(status);
-    const response = op.responses[code] ?? op.responses[`${code[0]}XX`] ?? op.responses.default;
+    const response = responseForStatus(byCode, code);
     const out = new Violations();
     if (response === undefined) {
       if (declaresResponses) out.add('schema', 'body', '', '', `status ${code} is not declared for this operation`);

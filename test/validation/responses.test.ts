@@ -95,3 +95,20 @@ test('with clientResponseValidation off (the default) responses are not checked'
     await r.close();
   }
 });
+
+test('range and default keys are read in any letter case, as mocks and binding read them', async () => {
+  const lower = JSON.parse(JSON.stringify(CONTRACT)) as typeof CONTRACT;
+  const responses = lower.paths['/users/{id}'].get.responses as Record<string, unknown>;
+  responses['4xx'] = responses['4XX'];
+  responses.Default = responses.default;
+  delete responses['4XX'];
+  delete responses.default;
+  const r = await serveContract(lower, { routes: { getUser: route }, responses: true });
+  try {
+    assert.equal((await call(r, 'GET', '/users/notFound')).status, 404);
+    assert.deepEqual(where(await call(r, 'GET', '/users/notFoundBad')), ['body:code /code'], 'the 4xx range applies');
+    assert.deepEqual(where(await call(r, 'GET', '/users/serverBad')), ['body:message /message'], 'Default applies');
+  } finally {
+    await r.close();
+  }
+});

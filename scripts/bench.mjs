@@ -72,7 +72,7 @@ export const SCENARIOS = [
 
 const STARTUP = [
   { name: 'github-rest-2020 (JSON, 3.0 MB, 623 ops)', files: [bench('github.yaml')], path: '/meta' },
-  { name: 'apisguru-github-1.1.4 (YAML, 2.9 MB, 744 ops)', files: [bench('github-yaml.yaml')], path: '/meta' },
+  { name: 'apisguru-stripe-2020-08-27 (YAML, 2.8 MB, 384 ops)', files: [bench('stripe-yaml.yaml')], path: '/v1/balance' },
 ];
 
 const args = process.argv.slice(2);

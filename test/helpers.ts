@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { createFacade, type CreateFacadeOptions, type Facade, type FacadeInput, type Logger } from '../lib/index.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const CORPUS = resolve(ROOT, '../shared/corpus');
+/** Third-party contracts kept in the repository (see test/corpus/MANIFEST.md). */
+export const CORPUS = join(ROOT, 'test/corpus');
 export const PETSTORE = join(ROOT, 'spec/petstore-v3.json');
 
 /** A logger that remembers what it was told, for assertions. */

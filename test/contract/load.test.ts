@@ -104,7 +104,7 @@ test('multi-file corpus contracts: Redocly starter (3.1, dangling x-codeSamples 
     await redocly.close();
   }
   const digitalocean = await load(join(CORPUS, 'digitalocean/specification/DigitalOcean-public.v2.yaml'));
-  assert.equal(digitalocean.operations.length, 659);
+  assert.equal(digitalocean.operations.length, 25, 'the slice kept in test/corpus');
   const account = digitalocean.operations.find((o) => o.path === '/v2/account');
   assert.equal(account?.endpoint, 'direct:account_get', 'an operation that is itself a $ref to another file keeps its operationId');
   assert.ok(account?.operation.source.uri.endsWith('resources/account/account_get.yml'));

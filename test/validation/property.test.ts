@@ -15,7 +15,7 @@ const CONTRACTS = [
   'petstore-v3/openapi.yaml',
   'camel-rest-openapi/openapi-v3.json',
   'readme-oas-examples/3.1/schema-types.yaml',
-  'apisguru-hetzner-cloud/openapi.yaml',
+  'kubernetes-v3/v3_batch.v1.json',
   'github-rest-2020/api.github.com.json',
   'discord/openapi.json',
 ];

@@ -4,23 +4,22 @@ import type { AddressInfo } from 'node:net';
 import { bindingFeature } from './binding/binding.js';
 import { type FacadeConfig, resolvedServerOptions, type ServerOptions } from './config/model.js';
 import { joinPaths, resolveBasePath } from './contract/base-path.js';
-import { compileQueryDefaults } from './contract/defaults.js';
 import { loadContract, type Contract } from './contract/load.js';
 import { compileOperations, type Operation } from './contract/operations.js';
-import { Errors, SvcError, svcError, type ErrorDef } from './errors.js';
-import { hasBody, readBody } from './http/body.js';
-import { compileStaticProblem, sendError, sendProblem } from './http/problem.js';
-import { writeExchange, type BodySerializer } from './http/respond.js';
-import { PARAM_KEYS, pickCandidate, Router } from './http/router.js';
+import { Errors, SvcError, svcError } from './errors.js';
+import { compileStaticProblem } from './http/problem.js';
+import { pickCandidate, Router } from './http/router.js';
 import { closeGracefully, createHttpServer, listen } from './http/server.js';
 import { registerSpecEndpoints } from './http/spec-endpoint.js';
 import { consoleLogger, type Logger } from './log.js';
 import { mockFeature } from './mock/mock.js';
 import { DirectBus } from './routes/bus.js';
-import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from './routes/exchange.js';
+import type { Exchange } from './routes/exchange.js';
 import { compileRoute } from './routes/steps.js';
+import { compileOperationRuntime, echoBody } from './pipeline/runtime.js';
+import type { Disposition, Feature, FeatureContext, OperationRuntime, OperationStages } from './pipeline/stages.js';
 
-export type Disposition = 'route' | 'mock' | 'ignored';
+export type { Disposition } from './pipeline/stages.js';
 
 export interface ServedOperation {
   operation: Operation;
@@ -46,53 +45,6 @@ export interface Facade {
   /** Startup lines: one per operation, plus notes on skipped webhooks/callbacks and ignored operations. */
   readonly startupReport: readonly string[];
 }
-
-/** One operation's request handling, built once. */
-export interface OperationRuntime {
-  serve(req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, paramNames: readonly string[], path: string, query: string): void;
-}
-
-/** What the request said, for stages that look at it before the exchange exists. */
-export interface RequestFacts {
-  req: IncomingMessage;
-  /** The request path as received (before decoding), without the query. */
-  path: string;
-  /** The raw query string, without `?`. */
-  query: string;
-  /** Path parameters by their contract names, percent-decoded once. */
-  pathParams: Record<string, string | undefined>;
-  /** The request body bytes, if any. */
-  raw: Buffer | undefined;
-  /** The parsed body, set by the first stage that parses it (validation), so later stages need not parse again. */
-  body?: unknown;
-}
-
-/**
- * One operation's request pipeline, in order: check (validation; throws SvcError) → decode (sets the
- * exchange body from the raw bytes; binding) → invoke (route, mock or echo) → checkResponse → serialize.
- */
-export interface OperationStages {
-  check?: (facts: RequestFacts) => void;
-  decode?: (facts: RequestFacts, ex: Exchange) => void;
-  invoke: (ex: Exchange) => void | Promise<void>;
-  checkResponse?: (ex: Exchange, facts: RequestFacts) => void;
-  serialize?: BodySerializer;
-}
-
-/** Everything a feature may use when compiling its stages for an operation, once at startup. */
-export interface FeatureContext {
-  config: FacadeConfig;
-  contract: Contract;
-  basePath: string;
-  logger: Logger;
-  serverOptions: ServerOptions;
-}
-
-/**
- * A feature (validation, binding, mock) compiles its stages for one operation at startup; it returns only
- * the stages it provides, which replace the defaults.
- */
-export type Feature = (op: Operation, disposition: Disposition, ctx: FeatureContext) => Partial<OperationStages> | undefined;
 
 export interface BuildOptions {
   logger?: Logger;
@@ -226,134 +178,6 @@ function assembleFacade(
     startupReport: parts.report,
   };
   return facade;
-}
-
-/** Operations that no route handles under `ignore`: the body comes back as it was sent (200, or 204 empty). */
-function echoBody(ex: Exchange): void {
-  const type = ex.message.headers.get('content-type');
-  if (type !== undefined) ex.message.headers.set('content-type', type);
-}
-
-const TEXTUAL = /json|xml|text\/|x-www-form-urlencoded|yaml|javascript|graphql/i;
-const METHOD = HeaderNames.METHOD.toLowerCase();
-const PATH = HeaderNames.PATH.toLowerCase();
-const URI = HeaderNames.URI.toLowerCase();
-const QUERY = HeaderNames.QUERY.toLowerCase();
-
-/** The raw body as the route sees it without binding: text for textual media types, bytes otherwise. */
-export function rawBodyValue(raw: Buffer | undefined, contentType: string | undefined): unknown {
-  if (raw === undefined) return undefined;
-  return TEXTUAL.test(contentType ?? '') ? raw.toString('utf8') : raw;
-}
-
-function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: FeatureContext): OperationRuntime {
-  const { logger } = ctx;
-  const maxBodySize = ctx.serverOptions.maxBodySize;
-  const sharedProperties = { [PropertyNames.OPENAPI]: ctx.contract.doc, [PropertyNames.OPERATION_ID]: op.id };
-  const prefixLength = ctx.basePath === '/' ? 0 : ctx.basePath.length;
-  const queryDefaults = compileQueryDefaults(op, ctx.contract);
-  const { check, decode, invoke, serialize, checkResponse } = stages;
-  const needsFacts = check !== undefined || decode !== undefined || checkResponse !== undefined;
-
-  const fail = (res: ServerResponse, thrown: unknown): void => {
-    const err = asSvcError(thrown);
-    if (err !== undefined && err.status < 500) {
-      sendError(res, err, err.status === 413 ? { connection: 'close' } : undefined);
-      return;
-    }
-    logger.error(`${op.method} ${op.path} (direct:${op.id}) failed: ${describeThrown(thrown)}`);
-    if (err !== undefined && !STARTUP_CODES.has(err.code)) sendError(res, err);
-    else sendProblem(res, 500, Errors.ROUTE_FAILED.message);
-  };
-
-  const respond = (res: ServerResponse, ex: Exchange, facts: RequestFacts | undefined): void => {
-    try {
-      if (checkResponse !== undefined) checkResponse(ex, facts!);
-      writeExchange(res, ex, serialize);
-    } catch (err) {
-      fail(res, err);
-    }
-  };
-
-  const run = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, raw: Buffer | undefined): void => {
-    let ex: Exchange;
-    let facts: RequestFacts | undefined;
-    try {
-      if (needsFacts) {
-        const pathParams: Record<string, string | undefined> = {};
-        for (let i = 0; i < names.length; i++) pathParams[names[i]!] = params[PARAM_KEYS[i]!];
-        facts = { req, path, query, pathParams, raw };
-        if (check !== undefined) check(facts);
-      }
-      const headers = Headers.fromRequest(req.headers);
-      for (let i = 0; i < names.length; i++) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
-      if (query !== '') {
-        for (const [k, v] of new URLSearchParams(query)) {
-          // A path parameter keeps the value the router matched (and validation checked): the query cannot
-          // replace it, in any letter case (header names are case-insensitive).
-          if (isInternalName(k) || isPathParameter(names, k)) continue;
-          const prev = headers.get(k);
-          headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
-        }
-      }
-      for (const [name, value] of queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
-      headers.setIncoming(METHOD, req.method);
-      headers.setIncoming(PATH, path.slice(prefixLength));
-      headers.setIncoming(URI, path);
-      headers.setIncoming(QUERY, query);
-      ex = new Exchange(headers, undefined, req, sharedProperties);
-      if (decode !== undefined) decode(facts!, ex);
-      else ex.message.body = rawBodyValue(raw, req.headers['content-type']);
-      const pending = invoke(ex);
-      if (pending instanceof Promise) {
-        pending.then(
-          () => respond(res, ex, facts),
-          (err: unknown) => fail(res, err),
-        );
-        return;
-      }
-    } catch (err) {
-      fail(res, err);
-      return;
-    }
-    respond(res, ex, facts);
-  };
-
-  return {
-    serve(req, res, params, names, path, query) {
-      if (!hasBody(req)) return run(req, res, params, names, path, query, undefined);
-      readBody(req, maxBodySize, (err, raw) => (err === undefined ? run(req, res, params, names, path, query, raw) : fail(res, err)));
-    },
-  };
-}
-
-/**
- * Catalogue entries about the contract or configuration (those with an exit code). One that surfaces at
- * request time (a `$ref` resolved lazily) is an internal error: logged, never told to clients, as it names
- * server files.
- */
-const STARTUP_CODES: ReadonlySet<string> = new Set(Object.values(Errors).flatMap((d: ErrorDef) => (d.exitCode === undefined ? [] : [d.code])));
-
-// A route may throw anything, even a Proxy whose traps throw: looking at it must not throw in turn.
-function asSvcError(thrown: unknown): SvcError | undefined {
-  try {
-    return thrown instanceof SvcError ? thrown : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function describeThrown(thrown: unknown): string {
-  try {
-    return (thrown as Error)?.stack ?? String(thrown);
-  } catch {
-    return 'a thrown value that cannot be described';
-  }
-}
-
-function isPathParameter(names: readonly string[], name: string): boolean {
-  for (const n of names) if (n.length === name.length && n.toLowerCase() === name.toLowerCase()) return true;
-  return false;
 }
 
 /** Startup check of SPEC §11: only platform-http is built in, and bearer-token validation is not in this build. */

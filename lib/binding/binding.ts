@@ -5,7 +5,7 @@ import { responseForStatus, responsesByCode, successStatus } from '../contract/r
 import type { Operation } from '../contract/operations.js';
 import type { RestOptions } from '../config/model.js';
 import { Errors, svcError } from '../errors.js';
-import { rawBodyValue, type Feature, type FeatureContext, type OperationStages, type RequestFacts } from '../facade.js';
+import { rawBodyValue, type Feature, type FeatureContext, type OperationStages, type RequestFacts } from '../pipeline/stages.js';
 import { bodyText } from '../http/body.js';
 import { compileNegotiator, essence, findDeclaredMediaType, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import type { BodySerializer } from '../http/respond.js';

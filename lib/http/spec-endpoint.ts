@@ -8,7 +8,7 @@ import { stringify as stringifyYaml } from 'yaml';
 import { joinPaths } from '../contract/base-path.js';
 import type { Contract, OpenApiDocument } from '../contract/load.js';
 import { Errors } from '../errors.js';
-import type { FeatureContext, OperationRuntime } from '../facade.js';
+import type { FeatureContext, OperationRuntime } from '../pipeline/stages.js';
 import type { Logger } from '../log.js';
 import { compileNegotiator } from './negotiation.js';
 import { sendProblem } from './problem.js';

@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Contract } from '../contract/load.js';
 import type { Operation } from '../contract/operations.js';
-import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../facade.js';
+import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../pipeline/stages.js';
 import { compileNegotiator, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import { HeaderNames, type Exchange } from '../routes/exchange.js';
 import { compileExamples, type MockBody } from './examples.js';

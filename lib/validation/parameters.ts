@@ -15,7 +15,7 @@
 //   matrix          true     ;id=3;id=4;id=5               ;R=100;G=200
 import type { Operation, Parameter } from '../contract/operations.js';
 import type { RefResolver } from '../contract/refs.js';
-import type { RequestFacts } from '../facade.js';
+import type { RequestFacts } from '../pipeline/stages.js';
 import { isJsonMediaType } from '../http/negotiation.js';
 import { setOwn } from '../objects.js';
 import { shapeOf, type ValueShape } from './coerce.js';

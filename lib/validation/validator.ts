@@ -10,7 +10,7 @@ import type { Contract } from '../contract/load.js';
 import type { Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
 import { Errors, SvcError, svcError } from '../errors.js';
-import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../facade.js';
+import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../pipeline/stages.js';
 import { compileNegotiator, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
 import { HeaderNames, type Exchange } from '../routes/exchange.js';
 import { bodyKind, compileMediaCheck, type BodyContext, type BodyKind, type MediaCheck } from './bodies.js';

@@ -1,0 +1,134 @@
+// One operation's request handling, compiled once at startup: read the body, run the stages in order,
+// answer. No per-request work that can be done here is left for the request.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { compileQueryDefaults } from '../contract/defaults.js';
+import type { Operation } from '../contract/operations.js';
+import { Errors, SvcError, type ErrorDef } from '../errors.js';
+import { hasBody, readBody } from '../http/body.js';
+import { sendError, sendProblem } from '../http/problem.js';
+import { writeExchange } from '../http/respond.js';
+import { PARAM_KEYS } from '../http/router.js';
+import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from '../routes/exchange.js';
+import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts } from './stages.js';
+
+/** Operations that no route handles under `ignore`: the body comes back as it was sent (200, or 204 empty). */
+export function echoBody(ex: Exchange): void {
+  const type = ex.message.headers.get('content-type');
+  if (type !== undefined) ex.message.headers.set('content-type', type);
+}
+
+const METHOD = HeaderNames.METHOD.toLowerCase();
+const PATH = HeaderNames.PATH.toLowerCase();
+const URI = HeaderNames.URI.toLowerCase();
+const QUERY = HeaderNames.QUERY.toLowerCase();
+
+export function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: FeatureContext): OperationRuntime {
+  const { logger } = ctx;
+  const maxBodySize = ctx.serverOptions.maxBodySize;
+  const sharedProperties = { [PropertyNames.OPENAPI]: ctx.contract.doc, [PropertyNames.OPERATION_ID]: op.id };
+  const prefixLength = ctx.basePath === '/' ? 0 : ctx.basePath.length;
+  const queryDefaults = compileQueryDefaults(op, ctx.contract);
+  const { check, decode, invoke, serialize, checkResponse } = stages;
+  const needsFacts = check !== undefined || decode !== undefined || checkResponse !== undefined;
+
+  const fail = (res: ServerResponse, thrown: unknown): void => {
+    const err = asSvcError(thrown);
+    if (err !== undefined && err.status < 500) {
+      sendError(res, err, err.status === 413 ? { connection: 'close' } : undefined);
+      return;
+    }
+    logger.error(`${op.method} ${op.path} (direct:${op.id}) failed: ${describeThrown(thrown)}`);
+    if (err !== undefined && !STARTUP_CODES.has(err.code)) sendError(res, err);
+    else sendProblem(res, 500, Errors.ROUTE_FAILED.message);
+  };
+
+  const respond = (res: ServerResponse, ex: Exchange, facts: RequestFacts | undefined): void => {
+    try {
+      if (checkResponse !== undefined) checkResponse(ex, facts!);
+      writeExchange(res, ex, serialize);
+    } catch (err) {
+      fail(res, err);
+    }
+  };
+
+  const run = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, raw: Buffer | undefined): void => {
+    let ex: Exchange;
+    let facts: RequestFacts | undefined;
+    try {
+      if (needsFacts) {
+        const pathParams: Record<string, string | undefined> = {};
+        for (let i = 0; i < names.length; i++) pathParams[names[i]!] = params[PARAM_KEYS[i]!];
+        facts = { req, path, query, pathParams, raw };
+        if (check !== undefined) check(facts);
+      }
+      const headers = Headers.fromRequest(req.headers);
+      for (let i = 0; i < names.length; i++) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
+      if (query !== '') {
+        for (const [k, v] of new URLSearchParams(query)) {
+          // A path parameter keeps the value the router matched (and validation checked): the query cannot
+          // replace it, in any letter case (header names are case-insensitive).
+          if (isInternalName(k) || isPathParameter(names, k)) continue;
+          const prev = headers.get(k);
+          headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
+        }
+      }
+      for (const [name, value] of queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
+      headers.setIncoming(METHOD, req.method);
+      headers.setIncoming(PATH, path.slice(prefixLength));
+      headers.setIncoming(URI, path);
+      headers.setIncoming(QUERY, query);
+      ex = new Exchange(headers, undefined, req, sharedProperties);
+      if (decode !== undefined) decode(facts!, ex);
+      else ex.message.body = rawBodyValue(raw, req.headers['content-type']);
+      const pending = invoke(ex);
+      if (pending instanceof Promise) {
+        pending.then(
+          () => respond(res, ex, facts),
+          (err: unknown) => fail(res, err),
+        );
+        return;
+      }
+    } catch (err) {
+      fail(res, err);
+      return;
+    }
+    respond(res, ex, facts);
+  };
+
+  return {
+    serve(req, res, params, names, path, query) {
+      if (!hasBody(req)) return run(req, res, params, names, path, query, undefined);
+      readBody(req, maxBodySize, (err, raw) => (err === undefined ? run(req, res, params, names, path, query, raw) : fail(res, err)));
+    },
+  };
+}
+
+/**
+ * Catalogue entries about the contract or configuration (those with an exit code). One that surfaces at
+ * request time (a `$ref` resolved lazily) is an internal error: logged, never told to clients, as it names
+ * server files.
+ */
+const STARTUP_CODES: ReadonlySet<string> = new Set(Object.values(Errors).flatMap((d: ErrorDef) => (d.exitCode === undefined ? [] : [d.code])));
+
+// A route may throw anything, even a Proxy whose traps throw: looking at it must not throw in turn.
+function asSvcError(thrown: unknown): SvcError | undefined {
+  try {
+    return thrown instanceof SvcError ? thrown : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeThrown(thrown: unknown): string {
+  try {
+    return (thrown as Error)?.stack ?? String(thrown);
+  } catch {
+    return 'a thrown value that cannot be described';
+  }
+}
+
+function isPathParameter(names: readonly string[], name: string): boolean {
+  for (const n of names) if (n.length === name.length && n.toLowerCase() === name.toLowerCase()) return true;
+  return false;
+}
+

@@ -1,0 +1,66 @@
+// The per-operation request pipeline's shapes: what a feature (validation, binding, mock, spec endpoint)
+// compiles for one operation at startup. Features import these; the facade assembles them.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FacadeConfig, ServerOptions } from '../config/model.js';
+import type { Contract } from '../contract/load.js';
+import type { Operation } from '../contract/operations.js';
+import type { BodySerializer } from '../http/respond.js';
+import type { Logger } from '../log.js';
+import type { Exchange } from '../routes/exchange.js';
+
+export type Disposition = 'route' | 'mock' | 'ignored';
+
+/** One operation's request handling, built once. */
+export interface OperationRuntime {
+  serve(req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, paramNames: readonly string[], path: string, query: string): void;
+}
+
+/** What the request said, for stages that look at it before the exchange exists. */
+export interface RequestFacts {
+  req: IncomingMessage;
+  /** The request path as received (before decoding), without the query. */
+  path: string;
+  /** The raw query string, without `?`. */
+  query: string;
+  /** Path parameters by their contract names, percent-decoded once. */
+  pathParams: Record<string, string | undefined>;
+  /** The request body bytes, if any. */
+  raw: Buffer | undefined;
+  /** The parsed body, set by the first stage that parses it (validation), so later stages need not parse again. */
+  body?: unknown;
+}
+
+/**
+ * One operation's request pipeline, in order: check (validation; throws SvcError) → decode (sets the
+ * exchange body from the raw bytes; binding) → invoke (route, mock or echo) → checkResponse → serialize.
+ */
+export interface OperationStages {
+  check?: (facts: RequestFacts) => void;
+  decode?: (facts: RequestFacts, ex: Exchange) => void;
+  invoke: (ex: Exchange) => void | Promise<void>;
+  checkResponse?: (ex: Exchange, facts: RequestFacts) => void;
+  serialize?: BodySerializer;
+}
+
+/** Everything a feature may use when compiling its stages for an operation, once at startup. */
+export interface FeatureContext {
+  config: FacadeConfig;
+  contract: Contract;
+  basePath: string;
+  logger: Logger;
+  serverOptions: ServerOptions;
+}
+
+/**
+ * A feature (validation, binding, mock) compiles its stages for one operation at startup; it returns only
+ * the stages it provides, which replace the defaults.
+ */
+export type Feature = (op: Operation, disposition: Disposition, ctx: FeatureContext) => Partial<OperationStages> | undefined;
+
+const TEXTUAL = /json|xml|text\/|x-www-form-urlencoded|yaml|javascript|graphql/i;
+
+/** The raw body as the route sees it without binding: text for textual media types, bytes otherwise. */
+export function rawBodyValue(raw: Buffer | undefined, contentType: string | undefined): unknown {
+  if (raw === undefined) return undefined;
+  return TEXTUAL.test(contentType ?? '') ? raw.toString('utf8') : raw;
+}

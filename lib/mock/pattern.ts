@@ -1,10 +1,11 @@
 // Strings that match a contract's `pattern`, for synthesized mock bodies. The pattern is parsed by the same
 // parser the safe matcher uses (lib/validation/safe-regex.ts): literals, classes, escapes, `.`, quantifiers,
-// groups, alternation and anchors are generated; back-references and lookarounds are not. Every candidate
-// is checked by the safe matcher before it is used, so a generated string always really matches, and the
-// work is bounded (a few attempts, a length cap): an unsupported or impossible pattern gives undefined.
-import { compilePattern, containsOpaque, parsePattern, type CharTest, type PatternNode, type RegExpLike } from '../validation/safe-regex.js';
-import type { Random } from './random.js';
+// groups, alternation and anchors are generated; lookarounds generate nothing themselves (the candidates
+// that happen to satisfy them are kept); back-references are not supported. Every candidate is checked by
+// the safe matcher before it is used, so a generated string always really matches, and the work is bounded
+// (a few attempts, a length cap): an unsupported or impossible pattern gives undefined.
+import { compilePattern, parsePattern, type CharTest, type PatternNode, type RegExpLike } from '../validation/safe-regex.js';
+import { Random } from './random.js';
 
 export interface LengthBounds {
   min: number;
@@ -19,15 +20,16 @@ export interface PatternSampler {
 const MAX_OUTPUT = 4096;
 /** Extra repetitions tried, in turn, when the shortest string is shorter than `minLength` (static mode). */
 const GROWTH = [0, 1, 2, 4, 8, 16, 32, 64, 256];
-const DYNAMIC_ATTEMPTS = 12;
-/** How far past its minimum an unbounded repetition goes in dynamic mode. */
-const DYNAMIC_SPREAD = 6;
+/** Then (and in dynamic mode at once) random candidates; static mode seeds them by attempt, so it stays fixed. */
+const RANDOM_ATTEMPTS = 16;
+/** How far past its minimum a repetition goes in a random candidate. */
+const RANDOM_SPREAD = 6;
 
 /** The sampler for a pattern, or the reason none can be made (for the note the mock logs once). */
 export function compileSampler(pattern: string): PatternSampler | string {
   const parsed = parsePattern(pattern);
   if (parsed === undefined) return 'it is not a regular expression the generator understands';
-  if (containsOpaque(parsed.ast)) return 'it uses back-references or lookarounds';
+  if (hasBackReference(parsed.ast)) return 'it uses back-references';
   const tester = compilePattern(pattern, parsed.unicode ? 'u' : '');
   if (typeof tester === 'string') return tester;
   return new Sampler(parsed.ast, tester);
@@ -40,14 +42,22 @@ class Sampler implements PatternSampler {
   ) {}
 
   sample(random: Random | undefined, bounds: LengthBounds): string | undefined {
-    const attempts = random === undefined ? GROWTH.length : DYNAMIC_ATTEMPTS;
-    for (let i = 0; i < attempts; i++) {
-      const out: string[] = [];
-      if (!generate(this.ast, random, random === undefined ? GROWTH[i]! : 0, out)) continue;
-      const found = this.fit(out.join(''), bounds);
+    if (random === undefined) {
+      for (const growth of GROWTH) {
+        const found = this.attempt(undefined, growth, bounds);
+        if (found !== undefined) return found;
+      }
+    }
+    for (let i = 0; i < RANDOM_ATTEMPTS; i++) {
+      const found = this.attempt(random ?? new Random(`pattern ${i}`), 0, bounds);
       if (found !== undefined) return found;
     }
     return undefined;
+  }
+
+  private attempt(random: Random | undefined, growth: number, bounds: LengthBounds): string | undefined {
+    const out: string[] = [];
+    return generate(this.ast, random, growth, out) ? this.fit(out.join(''), bounds) : undefined;
   }
 
   /** The candidate itself, or padded to `minLength` when the pattern allows it; checked by the matcher. */
@@ -83,7 +93,7 @@ function generate(node: PatternNode, random: Random | undefined, growth: number,
       return false;
     }
     case 'rep': {
-      const upper = Math.min(node.max, node.min + (random === undefined ? growth : DYNAMIC_SPREAD));
+      const upper = Math.min(node.max, node.min + (random === undefined ? growth : RANDOM_SPREAD));
       const count = random === undefined ? upper : random.int(node.min, upper);
       for (let k = 0; k < count; k++) {
         if (!generate(node.body, random, growth, out)) return false;
@@ -94,6 +104,22 @@ function generate(node: PatternNode, random: Random | undefined, growth: number,
     case 'assert':
       return true; // anchors and word boundaries produce nothing; the matcher checks the result
     case 'opaque':
+      // A lookaround consumes nothing (the matcher checks it); a back-reference cannot be generated.
+      return node.body !== undefined;
+  }
+}
+
+function hasBackReference(node: PatternNode): boolean {
+  switch (node.t) {
+    case 'opaque':
+      return node.body === undefined || hasBackReference(node.body);
+    case 'seq':
+      return node.items.some(hasBackReference);
+    case 'alt':
+      return node.alts.some(hasBackReference);
+    case 'rep':
+      return hasBackReference(node.body);
+    default:
       return false;
   }
 }

@@ -43,6 +43,8 @@ const OMIT_CHANCE = 0.2;
 const EXTRA_ITEMS = 3;
 const INT32: [number, number] = [-2147483648, 2147483647];
 const INT64: [number, number] = [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+/** How many neighbouring multiples are tried for `multipleOf`. */
+const MULTIPLE_TRIES = 64;
 /** Unbounded numbers in dynamic mode stay within this span of the one bound (or of 0). */
 const DYNAMIC_SPAN = 1000;
 
@@ -403,19 +405,32 @@ function fitsNumber(n: number, f: Facts): boolean {
 function numberGenerator(f: Facts, integer: boolean): Generator {
   const range = f.format === 'int32' ? INT32 : integer || f.format === 'int64' ? INT64 : [-Number.MAX_VALUE, Number.MAX_VALUE];
   const step = f.multipleOf !== undefined && f.multipleOf > 0 ? f.multipleOf : integer ? 1 : undefined;
-  let lo = Math.max(range[0], f.minimum ?? -Infinity);
-  let hi = Math.min(range[1], f.maximum ?? Infinity);
-  if (f.exclusiveMinimum !== undefined && f.exclusiveMinimum >= lo) lo = nextAbove(f.exclusiveMinimum, step, hi);
-  if (f.exclusiveMaximum !== undefined && f.exclusiveMaximum <= hi) hi = nextBelow(f.exclusiveMaximum, step, lo);
+  const lower = Math.max(f.minimum ?? -Infinity, f.exclusiveMinimum ?? -Infinity);
+  const upper = Math.min(f.maximum ?? Infinity, f.exclusiveMaximum ?? Infinity);
+  // Inside exclusive bounds: the next multiple of the step, or (for plain numbers) at most 1 or half the gap in.
+  const inset = Math.min(1, Number.isFinite(upper - lower) ? (upper - lower) / 2 : 1);
+  let lo = lower;
+  let hi = upper;
+  if (f.exclusiveMinimum !== undefined && f.exclusiveMinimum === lower) lo = step !== undefined ? (Math.floor(lower / step + 1e-9) + 1) * step : lower + inset;
+  if (f.exclusiveMaximum !== undefined && f.exclusiveMaximum === upper) hi = step !== undefined ? (Math.ceil(upper / step - 1e-9) - 1) * step : upper - inset;
+  lo = Math.max(lo, range[0]!);
+  hi = Math.min(hi, range[1]!);
   const snap = (n: number): number => {
-    let v = n;
-    if (step !== undefined) {
-      const k = Math.ceil(v / step - 1e-9);
-      v = k * step;
-      if (v > hi) v = Math.floor(hi / step + 1e-9) * step;
-      v = roundLike(v, step);
-    } else if (integer) v = Math.ceil(v);
-    return v;
+    if (step === undefined) return integer ? Math.ceil(n) : n;
+    // The first multiple at or above n (else the last below hi) that validation also sees as one: ajv checks
+    // `n / step` is an integer, which 0.07 / 0.01 is not, so a few neighbours are tried.
+    const first = Math.ceil(n / step - 1e-9);
+    for (let k = first; k < first + MULTIPLE_TRIES; k++) {
+      const v = roundLike(k * step, step);
+      if (v > hi) break;
+      if (Number.isInteger(v / step)) return v;
+    }
+    const last = Math.floor(hi / step + 1e-9);
+    for (let k = last; k > last - MULTIPLE_TRIES; k--) {
+      const v = roundLike(k * step, step);
+      if (Number.isInteger(v / step)) return v;
+    }
+    return n;
   };
   const candidates = (preferred: number): number[] => [preferred, lo, hi, (lo + hi) / 2].filter(Number.isFinite).map(snap);
   const valid = (n: number): boolean => n >= lo && n <= hi && fitsNumber(n, f) && (!integer || Number.isInteger(n));
@@ -431,16 +446,6 @@ function numberGenerator(f: Facts, integer: boolean): Generator {
     const drawn = integer || step !== undefined ? random.int(Math.ceil(low), Math.floor(high)) : Math.round((low + random.float() * (high - low)) * 100) / 100;
     return candidates(clamp(drawn, lo, hi)).find(valid) ?? staticValue;
   };
-}
-
-function nextAbove(bound: number, step: number | undefined, hi: number): number {
-  if (step !== undefined) return (Math.floor(bound / step + 1e-9) + 1) * step;
-  return Number.isFinite(hi) ? bound + Math.min(1, (hi - bound) / 2) : bound + 1;
-}
-
-function nextBelow(bound: number, step: number | undefined, lo: number): number {
-  if (step !== undefined) return (Math.ceil(bound / step - 1e-9) - 1) * step;
-  return Number.isFinite(lo) ? bound - Math.min(1, (bound - lo) / 2) : bound - 1;
 }
 
 function clamp(n: number, lo: number, hi: number): number {

@@ -316,8 +316,7 @@ function backtracksSafely(ast: Node): boolean {
   return wide <= 1 && !nestedRisk;
 }
 
-/** True when the pattern uses back-references or lookarounds. */
-export function containsOpaque(node: Node): boolean {
+function containsOpaque(node: Node): boolean {
   switch (node.t) {
     case 'opaque':
       return true;

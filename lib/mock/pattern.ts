@@ -4,7 +4,7 @@
 // that happen to satisfy them are kept); back-references are not supported. Every candidate is checked by
 // the safe matcher before it is used, so a generated string always really matches, and the work is bounded
 // (a few attempts, a length cap): an unsupported or impossible pattern gives undefined.
-import { compilePattern, parsePattern, type CharTest, type PatternNode, type RegExpLike } from '../validation/safe-regex.js';
+import { compilePattern, parsePattern, someNode, type CharTest, type PatternNode, type RegExpLike } from '../validation/safe-regex.js';
 import { Random } from './random.js';
 
 export interface LengthBounds {
@@ -109,19 +109,9 @@ function generate(node: PatternNode, random: Random | undefined, growth: number,
   }
 }
 
+/** A back-reference is an opaque node without a body (a lookaround keeps its body). */
 function hasBackReference(node: PatternNode): boolean {
-  switch (node.t) {
-    case 'opaque':
-      return node.body === undefined || hasBackReference(node.body);
-    case 'seq':
-      return node.items.some(hasBackReference);
-    case 'alt':
-      return node.alts.some(hasBackReference);
-    case 'rep':
-      return hasBackReference(node.body);
-    default:
-      return false;
-  }
+  return someNode(node, (n) => n.t === 'opaque' && n.body === undefined);
 }
 
 const candidateCache = new WeakMap<CharTest, string[]>();

@@ -316,19 +316,25 @@ function backtracksSafely(ast: Node): boolean {
   return wide <= 1 && !nestedRisk;
 }
 
-function containsOpaque(node: Node): boolean {
+/** True when `test` holds for some node of the tree. */
+export function someNode(node: Node, test: (n: Node) => boolean): boolean {
+  if (test(node)) return true;
   switch (node.t) {
-    case 'opaque':
-      return true;
     case 'seq':
-      return node.items.some(containsOpaque);
+      return node.items.some((n) => someNode(n, test));
     case 'alt':
-      return node.alts.some(containsOpaque);
+      return node.alts.some((n) => someNode(n, test));
     case 'rep':
-      return containsOpaque(node.body);
+      return someNode(node.body, test);
+    case 'opaque':
+      return node.body !== undefined && someNode(node.body, test);
     default:
       return false;
   }
+}
+
+function containsOpaque(node: Node): boolean {
+  return someNode(node, (n) => n.t === 'opaque');
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -58,8 +58,8 @@ export class Synthesizer {
 
   constructor(
     private readonly contract: Contract,
-    /** Told once per pattern that cannot be generated. */
-    private readonly note: (message: string) => void,
+    /** Warnings for the log (a pattern that cannot be generated, a schema that cannot be resolved); each once. */
+    readonly note: (message: string) => void,
   ) {}
 
   /** The generator for a schema found in document `uri`; undefined schema: any value. */

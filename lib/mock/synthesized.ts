@@ -45,19 +45,32 @@ export class SynthesizedResponse {
 
   /** The declared response headers with synthesized values (static ones made once and kept). */
   headers(random: Random | undefined): readonly [string, string][] {
-    this.headerGenerators ??= this.compileHeaders();
+    if (this.headerGenerators === undefined) {
+      try {
+        this.headerGenerators = this.compileHeaders();
+      } catch (err) {
+        this.synthesizer.note(`mock: the response headers cannot be synthesized: ${(err as Error).message}`);
+        this.headerGenerators = [];
+      }
+    }
     if (random === undefined) return (this.staticHeaders ??= this.makeHeaders(undefined));
     return this.makeHeaders(random);
   }
 
   private render(mediaType: string, random: Random | undefined): MockBody | undefined {
-    const gen = this.generator(mediaType);
-    if (gen === undefined) return undefined;
-    const value = gen({ random, spent: 0 }, 0);
-    if (value === NOTHING) return undefined;
-    const schemas = contractSchemas(this.contract);
-    const schema = schemas.enter(this.content[mediaType]!.schema, this.located.uri);
-    return renderBody(value, mediaType, schema, schemas.deref, false);
+    try {
+      const gen = this.generator(mediaType);
+      if (gen === undefined) return undefined;
+      const value = gen({ random, spent: 0 }, 0);
+      if (value === NOTHING) return undefined;
+      const schemas = contractSchemas(this.contract);
+      const schema = schemas.enter(this.content[mediaType]!.schema, this.located.uri);
+      return renderBody(value, mediaType, schema, schemas.deref, false);
+    } catch (err) {
+      // A schema the contract cannot resolve (a `$ref` into nowhere) is no reason to fail the request.
+      this.synthesizer.note(`mock: no body can be synthesized for ${mediaType}: ${(err as Error).message}`);
+      return undefined;
+    }
   }
 
   private generator(mediaType: string): Generator | undefined {
@@ -90,7 +103,13 @@ export class SynthesizedResponse {
   private makeHeaders(random: Random | undefined): [string, string][] {
     const out: [string, string][] = [];
     for (const [name, gen] of this.headerGenerators!) {
-      const value = gen({ random, spent: 0 }, 1);
+      let value: unknown;
+      try {
+        value = gen({ random, spent: 0 }, 1);
+      } catch (err) {
+        this.synthesizer.note(`mock: no value can be synthesized for header ${name}: ${(err as Error).message}`);
+        continue;
+      }
       if (value !== NOTHING && value !== null && value !== undefined) out.push([name, headerText(value)]);
     }
     return out;

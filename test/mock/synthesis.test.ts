@@ -20,7 +20,11 @@ const CONTRACT = {
     '/values': get('values', ok({ $ref: '#/components/schemas/Values' })),
     '/formats': get('formats', ok({ $ref: '#/components/schemas/Formats' })),
     '/bounds': get('bounds', ok({ $ref: '#/components/schemas/Bounds' })),
-    '/merged': get('merged', ok({ allOf: [{ $ref: '#/components/schemas/Base' }, { type: 'object', required: ['extra'], properties: { extra: { type: 'string', example: 'more' } } }] })),
+    '/merged': get('merged', {
+      ...ok({ allOf: [{ $ref: '#/components/schemas/Base' }, { type: 'object', required: ['extra'], properties: { extra: { type: 'string', example: 'more' } } }] }),
+      '404': { description: 'missing', content: { 'application/json': { schema: { type: 'object', required: ['code'], properties: { code: { type: 'integer', example: 404 } } } } } },
+    }),
+    '/broken': get('broken', ok({ type: 'object', properties: { gone: { $ref: '#/components/schemas/Missing' } } })),
     '/first-fitting': get('firstFitting', ok({ type: 'object', oneOf: [{ type: 'string' }, { properties: { kind: { const: 'second' } }, required: ['kind'] }] })),
     '/pets': get('pets', ok({ $ref: '#/components/schemas/Pet' })),
     '/cat': get('cat', ok({ $ref: '#/components/schemas/Cat' })),
@@ -202,6 +206,21 @@ test('allOf is merged; oneOf takes the first branch that fits; a discriminator g
   assert.deepEqual(await json('/merged'), { id: 1, name: 'string', extra: 'more' });
   assert.deepEqual(await json('/first-fitting'), { kind: 'second' });
   assert.deepEqual(await json('/pets'), { petType: 'cat', lives: 1 });
+});
+
+test('Prefer: code= picks a declared response without example: its body is synthesized too', async () => {
+  const res = await call('/merged', { prefer: 'code=404' });
+  assert.equal(res.status, 404);
+  assert.deepEqual(JSON.parse(res.body), { code: 404 });
+});
+
+test('a schema that cannot be resolved answers without a body and one warning, never a failed request', async () => {
+  for (let i = 0; i < 2; i++) {
+    const res = await rawRequest(app.origin, '/api/broken', { headers: { accept: 'application/json' } });
+    assert.equal(res.status, 204);
+  }
+  const notes = app.logger.lines.filter((l) => l.startsWith('WARN mock: no body can be synthesized for application/json'));
+  assert.equal(notes.length, 1, app.logger.lines.join('\n'));
 });
 
 test('recursion is cut at a small depth without breaking required properties', async () => {

@@ -341,13 +341,14 @@ test('mockDynamic: true makes dynamic the default; Prefer: dynamic=false asks fo
   }
 });
 
-test('mockDynamic is an option of every surface: YAML, properties, environment; a bad value fails startup naming it', async () => {
+test('mockDynamic is an option of every surface: YAML, properties, XML, environment; a bad value fails startup naming it', async () => {
   const yamlDir = tempDir({
     'contract.json': JSON.stringify(CONTRACT),
     'config.yaml': '- rest:\n    openApi:\n      specification: contract.json\n      missingOperation: mock\n      mockDynamic: true\n',
     'app.properties': 'svc.rest.openApi.specification=contract.json\nsvc.rest.openApi.missingOperation=mock\nsvc.rest.openApi.mock-dynamic=true\n',
+    'config.xml': '<svc><rest><openApi specification="contract.json" missingOperation="mock" mockDynamic="true"/></rest></svc>',
   });
-  for (const file of ['config.yaml', 'app.properties']) {
+  for (const file of ['config.yaml', 'app.properties', 'config.xml']) {
     const running = await serve(`${yamlDir}/${file}`, { env: {} });
     try {
       assert.notEqual((await call('/formats', {}, 'GET', running)).body, (await call('/formats', {}, 'GET', running)).body, file);

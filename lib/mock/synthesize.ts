@@ -382,6 +382,7 @@ function fitsLength(s: string, min: number, max: number): boolean {
 
 /** A sample stretched (with letters) or cut to the length bounds. */
 function stretch(s: string, min: number, max: number, random: Random | undefined): string {
+  if (min === 0 && max === Infinity) return s;
   const n = codePoints(s);
   if (n < min) return s + filler(min - n, random);
   return n > max ? [...s].slice(0, max).join('') : s;
@@ -444,7 +445,8 @@ function numberGenerator(f: Facts, integer: boolean): Generator {
     const random = g.random;
     if (random === undefined) return staticValue;
     const drawn = integer || step !== undefined ? random.int(Math.ceil(low), Math.floor(high)) : Math.round((low + random.float() * (high - low)) * 100) / 100;
-    return candidates(clamp(drawn, lo, hi)).find(valid) ?? staticValue;
+    const value = snap(clamp(drawn, lo, hi));
+    return valid(value) ? value : (candidates(value).find(valid) ?? staticValue);
   };
 }
 

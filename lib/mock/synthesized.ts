@@ -14,6 +14,7 @@ type Json = Record<string, unknown>;
 
 /** Header names the response writer owns; a contract declaring them gets no synthesized value. */
 const WRITER_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding', 'connection']);
+const NO_HEADERS: readonly [string, string][] = [];
 /** What may go into a header value (node refuses the rest). */
 const HEADER_UNSAFE = /[^\t\x20-\x7e\x80-\xff]/g;
 
@@ -22,7 +23,7 @@ export class SynthesizedResponse {
   private readonly generators = new Map<string, Generator | null>();
   private readonly staticBodies = new Map<string, MockBody | null>();
   private headerGenerators: [string, Generator][] | undefined;
-  private staticHeaders: [string, string][] | undefined;
+  private staticHeaders: readonly [string, string][] | undefined;
 
   constructor(
     private readonly located: Located<ResponseObject>,
@@ -100,7 +101,8 @@ export class SynthesizedResponse {
     return out;
   }
 
-  private makeHeaders(random: Random | undefined): [string, string][] {
+  private makeHeaders(random: Random | undefined): readonly [string, string][] {
+    if (this.headerGenerators!.length === 0) return NO_HEADERS;
     const out: [string, string][] = [];
     for (const [name, gen] of this.headerGenerators!) {
       let value: unknown;

@@ -27,7 +27,8 @@ const CONTRACT = {
     '/broken': get('broken', ok({ type: 'object', properties: { gone: { $ref: '#/components/schemas/Missing' } } })),
     '/first-fitting': get('firstFitting', ok({ type: 'object', oneOf: [{ type: 'string' }, { properties: { kind: { const: 'second' } }, required: ['kind'] }] })),
     '/pets': get('pets', ok({ $ref: '#/components/schemas/Pet' })),
-    '/cat': get('cat', ok({ $ref: '#/components/schemas/Cat' })),
+    '/lion': get('lion', ok({ $ref: '#/components/schemas/Lion' })),
+    '/tiger': get('tiger', ok({ $ref: '#/components/schemas/Tiger' })),
     '/tree': get('tree', ok({ $ref: '#/components/schemas/Node' })),
     '/chain': get('chain', ok({ $ref: '#/components/schemas/Chain' })),
     '/xml': get('xml', ok({ $ref: '#/components/schemas/Item' }, 'application/xml')),
@@ -76,6 +77,7 @@ const CONTRACT = {
           onlyNull: { type: 'null' },
           stringOrNull: { type: ['null', 'string'] },
           map: { type: 'object', additionalProperties: { type: 'integer' } },
+          labels: { type: 'object', patternProperties: { '^x-[a-z]{2}$': { type: 'string', maxLength: 3 } }, additionalProperties: false },
           secret: { type: 'string', writeOnly: true },
           id: { type: 'integer', readOnly: true },
         },
@@ -107,6 +109,15 @@ const CONTRACT = {
       },
       Cat: { type: 'object', required: ['petType', 'lives'], properties: { petType: { type: 'string' }, lives: { type: 'integer', minimum: 1, maximum: 9 } } },
       Dog: { type: 'object', required: ['petType', 'bark'], properties: { petType: { type: 'string' }, bark: { type: 'boolean' } } },
+      // A base schema's discriminator, inherited through allOf: each subtype names itself.
+      Animal: {
+        type: 'object',
+        required: ['kind'],
+        properties: { kind: { type: 'string' } },
+        discriminator: { propertyName: 'kind', mapping: { lion: '#/components/schemas/Lion' } },
+      },
+      Lion: { allOf: [{ $ref: '#/components/schemas/Animal' }, { type: 'object', properties: { roar: { type: 'boolean' } } }] },
+      Tiger: { allOf: [{ $ref: '#/components/schemas/Animal' }] },
       Node: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } },
       // Recursion through a required property has no finite instance: it is cut, never endless.
       Chain: { type: 'object', required: ['next'], properties: { next: { $ref: '#/components/schemas/Chain' } } },
@@ -167,6 +178,7 @@ test('values: const, example, examples[0], default, first enum; an example contr
     onlyNull: null,
     stringOrNull: 'string',
     map: { additionalProp1: 0 },
+    labels: { 'x-aa': 'str' },
     id: 0,
   });
 });
@@ -206,6 +218,8 @@ test('allOf is merged; oneOf takes the first branch that fits; a discriminator g
   assert.deepEqual(await json('/merged'), { id: 1, name: 'string', extra: 'more' });
   assert.deepEqual(await json('/first-fitting'), { kind: 'second' });
   assert.deepEqual(await json('/pets'), { petType: 'cat', lives: 1 });
+  assert.deepEqual(await json('/lion'), { kind: 'lion', roar: true }, 'the mapping key naming the subtype');
+  assert.deepEqual(await json('/tiger'), { kind: 'Tiger' }, 'the component name');
 });
 
 test('Prefer: code= picks a declared response without example: its body is synthesized too', async () => {

@@ -45,6 +45,15 @@ export const OPTION_TABLE = {
     shutdownTimeout: duration,
     workers: { kind: 'int', min: 1, max: 64 },
   },
+  /** Defaults for every `to: http(s)://` backend (svc.backend.*); see lib/routes/backend/. */
+  backend: {
+    maxConnections: { kind: 'int', min: 1, max: 65535 },
+    idleTimeout: duration,
+    timeout: duration,
+    connectTimeout: duration,
+    maxResponseSize: { kind: 'size' },
+    trustedProxies: str,
+  },
 } as const satisfies Record<string, Record<string, OptionType>>;
 
 export type Section = keyof typeof OPTION_TABLE;
@@ -89,10 +98,31 @@ export const SERVER_DEFAULTS: ServerOptions = {
   workers: 1,
 };
 
+export interface BackendOptions {
+  maxConnections: number;
+  idleTimeout: number;
+  timeout: number;
+  connectTimeout: number;
+  maxResponseSize: number;
+  /** Comma-separated addresses and CIDR ranges whose X-Forwarded-* and Forwarded values are kept. */
+  trustedProxies: string;
+}
+
+export const BACKEND_DEFAULTS: BackendOptions = {
+  maxConnections: 256,
+  // Below node's and most servers' 5 s keep-alive, so the pool drops a connection before the backend does.
+  idleTimeout: 4_000,
+  timeout: 30_000,
+  connectTimeout: 10_000,
+  maxResponseSize: 10 * 1024 * 1024,
+  trustedProxies: '',
+};
+
 export interface FacadeConfig {
   rest: RestOptions;
   openApi: OpenApiOptions;
   server: Partial<ServerOptions>;
+  backend: Partial<BackendOptions>;
   /** `svc.component.rest-openapi.base-path`. */
   componentBasePath?: string;
   /** Rest configuration `endpointProperty` entries (e.g. `oauthProfile`). */
@@ -109,7 +139,7 @@ export interface FacadeConfig {
 }
 
 export function emptyConfig(baseDir: string = process.cwd()): FacadeConfig {
-  return { rest: {}, openApi: {}, server: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
+  return { rest: {}, openApi: {}, server: {}, backend: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
 }
 
 /** Finds the canonical option name for camelCase, kebab-case or SNAKE_CASE spellings; undefined if unknown. */
@@ -203,4 +233,13 @@ export function resolvedServerOptions(config: FacadeConfig): ServerOptions {
     throw svcError(Errors.CONFIG_INVALID, 'server options', 'server.headersTimeout', options.headersTimeout, `at most server.requestTimeout (${options.requestTimeout} ms)`);
   }
   return options;
+}
+
+/** A duration option's value in milliseconds (`500`, `10s`, `2m`), as every surface reads it; undefined if invalid. */
+export function parseDuration(value: unknown): number | undefined {
+  return coerce(duration, value) as number | undefined;
+}
+
+export function resolvedBackendOptions(config: FacadeConfig): BackendOptions {
+  return { ...BACKEND_DEFAULTS, ...config.backend };
 }

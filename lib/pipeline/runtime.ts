@@ -9,6 +9,7 @@ import { sendError, sendProblem } from '../http/problem.js';
 import { writeExchange } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from '../routes/exchange.js';
+import { wholeBody } from '../routes/streamed-body.js';
 import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts } from './stages.js';
 
 /** Operations that no route handles under `ignore`: the body comes back as it was sent (200, or 204 empty). */
@@ -30,6 +31,8 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const queryDefaults = compileQueryDefaults(op, ctx.contract);
   const { check, decode, invoke, serialize, checkResponse } = stages;
   const needsFacts = check !== undefined || decode !== undefined || checkResponse !== undefined;
+  // Decided here, once: the body goes to the backend as it arrives unless a stage needs its bytes first.
+  const streamsBody = stages.streamsRequestBody === true && check === undefined && decode === undefined;
 
   const fail = (res: ServerResponse, thrown: unknown): void => {
     const err = asSvcError(thrown);
@@ -43,6 +46,17 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   };
 
   const respond = (res: ServerResponse, ex: Exchange, facts: RequestFacts | undefined): void => {
+    if (checkResponse !== undefined) {
+      // A backend's answer streamed so far is read whole to be checked.
+      const reading = wholeBody(ex);
+      if (reading !== undefined) {
+        reading.then(
+          () => respond(res, ex, facts),
+          (err: unknown) => fail(res, err),
+        );
+        return;
+      }
+    }
     try {
       if (checkResponse !== undefined) checkResponse(ex, facts!);
       writeExchange(res, ex, serialize);
@@ -79,6 +93,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       headers.setIncoming(QUERY, query);
       ex = new Exchange(headers, undefined, req, sharedProperties);
       if (decode !== undefined) decode(facts!, ex);
+      else if (streamsBody) ex.message.body = hasBody(req) ? req : undefined;
       else ex.message.body = rawBodyValue(raw, req.headers['content-type']);
       const pending = invoke(ex);
       if (pending instanceof Promise) {
@@ -97,7 +112,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
 
   return {
     serve(req, res, params, names, path, query) {
-      if (!hasBody(req)) return run(req, res, params, names, path, query, undefined);
+      if (streamsBody || !hasBody(req)) return run(req, res, params, names, path, query, undefined);
       readBody(req, maxBodySize, (err, raw) => (err === undefined ? run(req, res, params, names, path, query, raw) : fail(res, err)));
     },
   };

@@ -5,11 +5,13 @@
 //
 //   npm run bench                                  all scenarios: 3 rounds of 3 s per server
 //   node scripts/bench.mjs --only route --rounds 5 --duration 5
+//   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy)
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runForwarding } from './bench/forwarding.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bench = (name) => join(root, 'scripts/bench', name);
@@ -202,6 +204,8 @@ async function startupTimes() {
 }
 
 const rows = await runScenarios();
+const forwarding = await runForwarding({ start, load, median, fmt, bench, main, only, rounds, connections, duration });
 if (!only) await startupTimes();
 console.log('\nsummary: req/s ratio facade/bare (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
 for (const { s, bare, facade } of rows) console.log(`  ${s.name.padEnd(48)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})`);
+for (const { scenario, facade, peer } of forwarding) console.log(`  ${`${scenario.name} vs @fastify/http-proxy`.padEnd(48)} ${(facade.rps / peer.rps).toFixed(2)}  (p99 ${(facade.p99 / Math.max(peer.p99, 1)).toFixed(2)})`);

@@ -2,7 +2,6 @@
 // Content-Type from the header, the binding, or the body's kind; only headers set by routes, never Svc*.
 import type { ServerResponse } from 'node:http';
 import { Errors, svcError } from '../errors.js';
-import { pipeline } from 'node:stream';
 import { HeaderNames, isInternalName, type Exchange } from '../routes/exchange.js';
 import { StreamedBody } from '../routes/streamed-body.js';
 
@@ -68,9 +67,13 @@ function writeStreamed(res: ServerResponse, ex: Exchange, body: StreamedBody, ty
   if (type !== undefined) out['content-type'] = type;
   if (body.length !== undefined && status !== 204 && status !== 304) out['content-length'] = body.length;
   res.writeHead(status, out);
-  pipeline(body.stream, res, (err) => {
-    if (err) res.destroy();
+  // pipe() and two listeners rather than stream.pipeline, which allocates an AbortController per response.
+  const source = body.stream;
+  source.once('error', () => res.destroy());
+  res.once('close', () => {
+    if (!res.writableFinished) source.destroy();
   });
+  source.pipe(res);
 }
 
 function responseStatus(code: unknown, hasPayload: boolean): number {

@@ -79,7 +79,7 @@ class BackendCall {
       const { endpoint } = hop;
       const { timeout, connectTimeout } = this.endpoint.options;
       const request = endpoint.https ? httpsRequest : httpRequest;
-      const req = request({ host: endpoint.hostname, port: endpoint.port, method: hop.method, path: hop.path, headers: hop.headers, agent: this.ctx.agent(endpoint), servername: endpoint.https ? servername(endpoint.hostname) : undefined });
+      const req = request({ host: endpoint.hostname, port: endpoint.port, method: hop.method, path: hop.path, headers: hop.headers, agent: this.ctx.agent(endpoint), servername: endpoint.servername });
       this.current = req;
       if (this.cut !== undefined) req.destroy();
       // The listener stays for the request's whole life: an error after the answer (a stalled body) must not crash.
@@ -144,11 +144,6 @@ function targetPath(endpoint: BackendEndpoint, path: unknown, query: unknown): s
   const base = endpoint.options.forwardPath && typeof path === 'string' ? endpoint.path + path : endpoint.path;
   if (endpoint.search !== '') return base + endpoint.search;
   return typeof query === 'string' && query !== '' ? `${base}?${query}` : base;
-}
-
-/** TLS server name indication takes host names, never IP addresses. */
-function servername(hostname: string): string | undefined {
-  return /^[\d.]+$|:/.test(hostname) ? undefined : hostname;
 }
 
 function toPayload(body: unknown): string | Buffer | undefined {

@@ -1,6 +1,7 @@
 // A `to: http(s)://` endpoint compiled once at startup: its target, and its options (Camel style: in the URI
 // query, or in YAML `parameters` / the fluent `to(uri, parameters)`), which are taken out of the URI sent.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import type { BackendOptions } from '../../config/model.js';
 import { parseDuration } from '../../config/model.js';
@@ -24,6 +25,8 @@ export interface BackendEndpoint {
   readonly https: boolean;
   readonly hostname: string;
   readonly port: number;
+  /** TLS server name indication: host names only, never IP addresses. */
+  readonly servername: string | undefined;
   /** `http://host:port`: the only part of the URI that error bodies name. */
   readonly origin: string;
   /** The path the URI names, without a trailing `/` when forwardPath appends another. */
@@ -86,7 +89,12 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
   const search = url.searchParams.size > 0 ? `?${url.searchParams}` : '';
   const path = options.forwardPath ? url.pathname.replace(/\/+$/, '') : url.pathname;
   const poolKey = `${url.origin}|${given.get('caFile') ?? ''}|${given.get('certFile') ?? ''}|${given.get('keyFile') ?? ''}`;
-  return { https, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || (https ? 443 : 80), origin: url.origin, path, search, options, poolKey };
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  return { https, hostname, port: Number(url.port) || (https ? 443 : 80), servername: serverName(https, hostname), origin: url.origin, path, search, options, poolKey };
+}
+
+export function serverName(https: boolean, hostname: string): string | undefined {
+  return https && isIP(hostname) === 0 ? hostname : undefined;
 }
 
 function duration(value: string | undefined, fallback: number, where: string, name: string): number {

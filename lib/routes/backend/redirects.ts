@@ -1,7 +1,7 @@
 // followRedirects=true: where a 3xx answer leads, with the method and headers the next request keeps
 // (as fetch does: 303, and 301/302 after POST, become GET without a body; credentials stay on their origin).
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import type { BackendEndpoint } from './endpoint.js';
+import { serverName, type BackendEndpoint } from './endpoint.js';
 
 /** One request of a forwarded call: where it goes and what it sends. */
 export interface Hop {
@@ -36,9 +36,10 @@ export function redirectTarget(hop: Hop, res: IncomingMessage): Hop | undefined 
   }
   if (url.origin !== from.origin) for (const name of CREDENTIALS) delete headers[name];
   const https = url.protocol === 'https:';
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const endpoint: BackendEndpoint =
     url.origin === from.origin
       ? from
-      : { ...from, https, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || (https ? 443 : 80), origin: url.origin, poolKey: from.poolKey.replace(from.origin, url.origin) };
+      : { ...from, https, hostname, port: Number(url.port) || (https ? 443 : 80), servername: serverName(https, hostname), origin: url.origin, poolKey: from.poolKey.replace(from.origin, url.origin) };
   return { endpoint, path: `${url.pathname}${url.search}`, method, headers, payload };
 }

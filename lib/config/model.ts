@@ -1,7 +1,9 @@
 // The configuration model and its one option table: every surface (YAML, XML, properties, env, fluent)
 // sets options through `setOption`, so types, allowed values and error messages are the same everywhere.
 import { Errors, svcError } from '../errors.js';
+import { BACKEND_DEFAULTS, type BackendOptions } from '../routes/backend/options.js';
 import type { RouteDefinition } from '../routes/steps.js';
+import { MAX_DURATION_MS, parseDuration, parseSize } from './units.js';
 
 type OptionType =
   | { kind: 'string' }
@@ -98,26 +100,6 @@ export const SERVER_DEFAULTS: ServerOptions = {
   workers: 1,
 };
 
-export interface BackendOptions {
-  maxConnections: number;
-  idleTimeout: number;
-  timeout: number;
-  connectTimeout: number;
-  maxResponseSize: number;
-  /** Comma-separated addresses and CIDR ranges whose X-Forwarded-* and Forwarded values are kept. */
-  trustedProxies: string;
-}
-
-export const BACKEND_DEFAULTS: BackendOptions = {
-  maxConnections: 256,
-  // Below node's and most servers' 5 s keep-alive, so the pool drops a connection before the backend does.
-  idleTimeout: 4_000,
-  timeout: 30_000,
-  connectTimeout: 10_000,
-  maxResponseSize: 10 * 1024 * 1024,
-  trustedProxies: '',
-};
-
 export interface FacadeConfig {
   rest: RestOptions;
   openApi: OpenApiOptions;
@@ -204,24 +186,11 @@ function coerce(type: OptionType, value: unknown): unknown {
       const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
       return Number.isInteger(n) && n >= type.min && n <= type.max ? n : undefined;
     }
-    case 'duration': {
-      const ms = withUnit(value, { '': 1, ms: 1, s: 1000, m: 60_000 });
-      return ms !== undefined && ms <= MAX_DURATION_MS ? ms : undefined;
-    }
+    case 'duration':
+      return parseDuration(value);
     case 'size':
-      return withUnit(value, { '': 1, b: 1, kb: 1000, kib: 1024, mb: 1_000_000, mib: 1024 * 1024 });
+      return parseSize(value);
   }
-}
-
-/** Node's timers hold at most 2^31 - 1 ms; a longer one fires after 1 ms (and node:http refuses some outright). */
-const MAX_DURATION_MS = 2 ** 31 - 1;
-
-function withUnit(value: unknown, units: Record<string, number>): number | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? value : undefined;
-  if (typeof value !== 'string') return undefined;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
-  const factor = m ? units[(m[2] ?? '').toLowerCase()] : undefined;
-  return m && factor !== undefined ? Math.round(Number(m[1]) * factor) : undefined;
 }
 
 export function resolvedServerOptions(config: FacadeConfig): ServerOptions {
@@ -233,11 +202,6 @@ export function resolvedServerOptions(config: FacadeConfig): ServerOptions {
     throw svcError(Errors.CONFIG_INVALID, 'server options', 'server.headersTimeout', options.headersTimeout, `at most server.requestTimeout (${options.requestTimeout} ms)`);
   }
   return options;
-}
-
-/** A duration option's value in milliseconds (`500`, `10s`, `2m`), as every surface reads it; undefined if invalid. */
-export function parseDuration(value: unknown): number | undefined {
-  return coerce(duration, value) as number | undefined;
 }
 
 export function resolvedBackendOptions(config: FacadeConfig): BackendOptions {

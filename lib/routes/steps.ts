@@ -2,7 +2,6 @@
 import type { Logger } from '../log.js';
 import { compileBackendStep } from './backend.js';
 import type { BackendContext } from './backend/context.js';
-import { bodyUntouchedBefore } from './body-use.js';
 import type { DirectBus, Route } from './bus.js';
 import type { Exchange } from './exchange.js';
 import { asText, compileSimple, type Evaluator } from './simple.js';
@@ -134,4 +133,36 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
+}
+
+// Which steps read the message body: a route that forwards the client's body to a backend untouched can
+// stream it instead of reading it first. Decided once per route at startup.
+
+/** `${body}`, `${body.x}`, `${bodyAs(...)}`: a simple template that reads the body. */
+const READS_BODY = /\$\{\s*body/;
+
+/** True when no step before the last reads or replaces the body (unknown code, `process` or a function expression, counts as reading it). */
+export function bodyUntouchedBefore(steps: readonly StepDefinition[], last: number): boolean {
+  for (let i = 0; i < last; i++) {
+    const step = steps[i]!;
+    switch (step.kind) {
+      case 'setHeader':
+      case 'setProperty':
+        if (readsBody(step.expression)) return false;
+        break;
+      case 'removeHeader':
+        break;
+      case 'log':
+        if (READS_BODY.test(step.message)) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function readsBody(expression: Expression): boolean {
+  if (typeof expression === 'function') return true;
+  return 'simple' in expression && READS_BODY.test(String(expression.simple));
 }

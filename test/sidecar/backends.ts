@@ -66,3 +66,15 @@ export function generatePki(): TestPki {
     read: (name) => readFileSync(join(dir, name)),
   };
 }
+
+/** Something a test waits for (a request arrived, a connection closed) instead of sleeping. */
+export interface Signal {
+  fired: Promise<void>;
+  fire(): void;
+}
+
+export function signal(): Signal {
+  let fire!: () => void;
+  const fired = new Promise<void>((resolve) => (fire = resolve));
+  return { fired, fire };
+}

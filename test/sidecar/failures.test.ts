@@ -6,7 +6,7 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from '
 import { join } from 'node:path';
 import { RouteBuilder } from '../../lib/index.js';
 import { PETSTORE, serve, tempDir } from '../helpers.js';
-import { httpBackend } from './backends.js';
+import { httpBackend, signal } from './backends.js';
 
 const PETSTORE_HEAD = `- rest:\n    openApi:\n      specification: ${PETSTORE}\n      missingOperation: ignore\n`;
 
@@ -180,10 +180,9 @@ test('options are taken out of the URI; its other query parameters are sent inst
 });
 
 test('connections are pooled per backend: kept alive between calls, at most svc.backend.maxConnections at once, closed after idleTimeout', async () => {
-  let closedOne!: () => void;
-  const idleClosed = new Promise<void>((resolve) => (closedOne = resolve));
+  const idleClosed = signal();
   const target = await httpBackend((req, res) => {
-    req.socket.once('close', () => closedOne());
+    req.socket.once('close', () => idleClosed.fire());
     setImmediate(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
   });
   const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', backend: { maxConnections: 1, idleTimeout: '300ms' }, routes: { getInventory: [{ kind: 'to', uri: `${target.origin}/x` }] } });
@@ -192,7 +191,7 @@ test('connections are pooled per backend: kept alive between calls, at most svc.
     assert.deepEqual(answers, Array(6).fill('ok'));
     assert.equal((await fetch(`${running.origin}/api/v3/store/inventory`)).status, 200);
     assert.equal(target.connections(), 1, 'one pooled connection served all seven calls');
-    await idleClosed;
+    await idleClosed.fired;
   } finally {
     await running.close();
     await target.close();

@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { PETSTORE, serve } from '../helpers.js';
-import { httpBackend } from './backends.js';
+import { httpBackend, signal } from './backends.js';
 
 const MB = 1024 * 1024;
 const TOTAL = 50 * MB;
@@ -98,16 +98,14 @@ test('a 50 MB upload and a 50 MB download stream through: the whole body never s
 
 test('a streamed upload over svc.server.maxBodySize: announced → 413 before the backend is called; chunked → 413 mid-stream and the backend call aborted', async () => {
   const backendSaw: string[] = [];
-  let aborted!: () => void;
-  const abortSeen = new Promise<void>((resolve) => (aborted = resolve));
-  let arrived!: () => void;
-  const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+  const aborted = signal();
+  const arrived = signal();
   const target = await httpBackend((req, res) => {
     backendSaw.push(req.headers['content-length'] ?? 'chunked');
-    arrived();
+    arrived.fire();
     req.resume();
     req.on('close', () => {
-      if (!req.complete) aborted();
+      if (!req.complete) aborted.fire();
     });
     req.on('end', () => res.end('{}'));
   });
@@ -124,12 +122,12 @@ test('a streamed upload over svc.server.maxBodySize: announced → 413 before th
       const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v3/pet/1/uploadImage', headers: { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' } }, resolve);
       req.on('error', reject);
       req.write(Buffer.alloc(600));
-      void requestArrived.then(() => req.end(Buffer.alloc(600)));
+      void arrived.fired.then(() => req.end(Buffer.alloc(600)));
     });
     assert.equal(answer.statusCode, 413);
     assert.equal(answer.headers.connection, 'close');
     answer.resume();
-    await abortSeen;
+    await aborted.fired;
     assert.deepEqual(backendSaw, ['chunked'], 'the body was on its way, and the backend saw it cut');
   } finally {
     await running.close();
@@ -139,17 +137,15 @@ test('a streamed upload over svc.server.maxBodySize: announced → 413 before th
 
 test('a client that goes away mid-upload, or while the backend thinks, aborts the backend call', async () => {
   const closedEarly: string[] = [];
-  let notify!: () => void;
-  let closed = new Promise<void>((resolve) => (notify = resolve));
-  let arrived!: () => void;
-  let requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+  let closed = signal();
+  let arrived = signal();
   const target = await httpBackend((req, res) => {
-    arrived();
+    arrived.fire();
     req.resume();
     // Never answers: only the facade can end this call.
     res.on('close', () => {
       closedEarly.push(`${req.method} complete=${req.complete}`);
-      notify();
+      closed.fire();
     });
   });
   const running = await serve({
@@ -163,19 +159,19 @@ test('a client that goes away mid-upload, or while the backend thinks, aborts th
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write('POST /api/v3/pet/1/uploadImage HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n');
     socket.write(Buffer.alloc(10_000));
-    await requestArrived;
+    await arrived.fired;
     socket.destroy();
-    await closed;
+    await closed.fired;
     assert.deepEqual(closedEarly, ['POST complete=false']);
 
-    closed = new Promise<void>((resolve) => (notify = resolve));
-    requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    closed = signal();
+    arrived = signal();
     const gaveUp = new AbortController();
     const pending = fetch(`${running.origin}/api/v3/store/inventory`, { signal: gaveUp.signal });
-    await requestArrived;
+    await arrived.fired;
     gaveUp.abort();
     await assert.rejects(pending);
-    await closed;
+    await closed.fired;
     assert.deepEqual(closedEarly, ['POST complete=false', 'GET complete=true']);
     assert.equal((await fetch(`${running.origin}/api/v3/pet/1/uploadImage`, { method: 'HEAD' })).status, 405, 'the facade serves on');
   } finally {

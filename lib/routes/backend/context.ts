@@ -3,7 +3,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { BlockList, isIP } from 'node:net';
-import type { BackendOptions } from '../../config/model.js';
+import type { BackendOptions } from './options.js';
 import { Errors, svcError } from '../../errors.js';
 import type { BackendEndpoint } from './endpoint.js';
 

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
-import type { BackendOptions } from '../../config/model.js';
-import { parseDuration } from '../../config/model.js';
+import type { BackendOptions } from './options.js';
+import { parseDuration } from '../../config/units.js';
 
 export interface EndpointOptions {
   /** No byte to or from the backend for this long → 504. */

@@ -106,6 +106,7 @@ function compileStep(step: StepDefinition, ctx: StepContext, last: boolean): Ste
 
 function compileTo(uri: string, parameters: Record<string, unknown> | undefined, ctx: StepContext, last: boolean): Step {
   const { bus, logger } = ctx;
+  if (parameters !== undefined && !/^https?:\/\//i.test(uri)) throw new Error(`to ${uri}: parameters apply to http:// and https:// endpoints only`);
   if (uri.startsWith('direct:')) {
     const name = uri.slice('direct:'.length);
     if (last) return (ex) => bus.call(name, ex);

@@ -142,7 +142,8 @@ test('bad endpoint options fail startup naming the route, the option and what is
     ['http://127.0.0.1:9/x', { retries: 3 }, /unknown parameter retries; allowed: timeout, connectTimeout, followRedirects, forwardPath, caFile, certFile, keyFile/],
     ['http://127.0.0.1:9/x?caFile=ca.pem', undefined, /caFile applies to https:\/\/ backends only/],
     ['https://127.0.0.1:9/x?caFile=missing-ca.pem', undefined, /caFile .*missing-ca\.pem cannot be read: ENOENT/],
-    ['https://127.0.0.1:9/x?certFile=c.pem', undefined, /certFile and keyFile go together|certFile .*cannot be read/],
+    ['https://127.0.0.1:9/x?certFile=c.pem', undefined, /certFile .*cannot be read/],
+    ['direct:getPetById', { timeout: '1s' }, /to direct:getPetById: parameters apply to http:\/\/ and https:\/\/ endpoints only/],
   ];
   for (const [uri, parameters, message] of cases) {
     await assert.rejects(serve({ specification: PETSTORE, missingOperation: 'ignore', routes: { getInventory: [{ kind: 'to', uri, parameters }] } }), (err: Error & { code?: string }) => {
@@ -158,7 +159,7 @@ test('bad endpoint options fail startup naming the route, the option and what is
 test('options are taken out of the URI; its other query parameters are sent instead of the client\'s; forwardPath appends the request path', async () => {
   const seen: string[] = [];
   const target = await httpBackend((req, res) => {
-    seen.push(req.url ?? '');
+    seen.push(`${req.method} ${req.url}`);
     res.end();
   });
   const running = await serve({
@@ -172,7 +173,8 @@ test('options are taken out of the URI; its other query parameters are sent inst
   try {
     assert.equal((await fetch(`${running.origin}/api/v3/store/inventory?mine=2`)).status, 200);
     assert.equal((await fetch(`${running.origin}/api/v3/pet/7?x=%20y`)).status, 200);
-    assert.deepEqual(seen, ['/inv?fixed=1', '/v2/pet/7?x=%20y']);
+    assert.equal((await fetch(`${running.origin}/api/v3/pet/8`, { method: 'HEAD' })).status, 200);
+    assert.deepEqual(seen, ['GET /inv?fixed=1', 'GET /v2/pet/7?x=%20y', 'HEAD /v2/pet/8']);
   } finally {
     await running.close();
     await target.close();

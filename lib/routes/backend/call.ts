@@ -3,7 +3,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
-import { Errors, svcError, type ErrorDef, type SvcError } from '../../errors.js';
+import { Errors, SvcError, svcError, type ErrorDef } from '../../errors.js';
 import { HeaderNames, type Exchange } from '../exchange.js';
 import { StreamedBody } from '../streamed-body.js';
 import { readBackendBody } from './body.js';
@@ -53,24 +53,18 @@ class BackendCall {
     const hop: Hop = { endpoint, path: targetPath(endpoint, headers.get(PATH), headers.get(QUERY)), method, headers: outgoing, payload };
     const onClientGone = (): void => this.abort('client');
     this.client?.once('close', onClientGone);
-    const done = (): void => void this.client?.off('close', onClientGone);
-    return this.send(hop, upload, 0).then(
-      (res) => {
+    return this.send(hop, upload, 0)
+      .then((res) => {
         applyBackendResponse(ex, res, HeaderNames.RESPONSE_CODE);
         const length = res.headers['content-length'] === undefined ? undefined : Number(res.headers['content-length']);
         const body = new StreamedBody(res, length, (target) => readBackendBody(res, target, ctx.options.maxResponseSize, endpoint.origin).catch((err: unknown) => Promise.reject(this.failure(err))));
         ex.message.body = body;
-        if (streamResponse) return done();
+        if (streamResponse) return;
         return body.read(ex).then((value) => {
-          done();
           ex.message.body = value;
         });
-      },
-      (err: unknown) => {
-        done();
-        throw err;
-      },
-    );
+      })
+      .finally(() => this.client?.off('close', onClientGone));
   }
 
   /** Sends one request; follows redirects when the endpoint says so (bodies sent whole only: a stream cannot be replayed). */
@@ -128,7 +122,7 @@ class BackendCall {
   }
 
   private failure(cause: unknown): SvcError {
-    if (cause instanceof Error && cause.name === 'SvcError') return cause as SvcError;
+    if (cause instanceof SvcError) return cause;
     const def: ErrorDef = this.cut === 'timeout' ? Errors.BACKEND_TIMEOUT : this.cut === 'tooLarge' ? Errors.BODY_TOO_LARGE : this.cut === 'client' ? Errors.BODY_ABORTED : Errors.BACKEND_FAILED;
     const err = this.cut === 'tooLarge' ? svcError(def, this.ctx.maxBodySize) : svcError(def, this.endpoint.origin);
     // The operator's log (never the client) learns the cause: a refused connection, a certificate, a reset.

@@ -222,3 +222,32 @@ test('clientResponseValidation: the backend\'s answer is checked against the con
     await target.close();
   }
 });
+
+test('a pooled connection the backend dropped while a request was on its way: an idempotent request is sent again on a new one, a POST is a 502', async () => {
+  const requestsOnSocket = new WeakMap<object, number>();
+  const target = await httpBackend((req, res) => {
+    const n = (requestsOnSocket.get(req.socket) ?? 0) + 1;
+    requestsOnSocket.set(req.socket, n);
+    // The second request on a kept-alive connection finds it closed, as after the backend's keep-alive timeout.
+    if (n === 2) return void req.socket.destroy();
+    req.resume().on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end(`${req.method} ok`));
+  });
+  const running = await serve({
+    specification: PETSTORE,
+    missingOperation: 'ignore',
+    backend: { maxConnections: 1 },
+    routes: { getInventory: [{ kind: 'to', uri: `${target.origin}/x` }], addPet: [{ kind: 'to', uri: `${target.origin}/x`, parameters: { followRedirects: true } }] },
+  });
+  try {
+    assert.equal(await (await fetch(`${running.origin}/api/v3/store/inventory`)).text(), 'GET ok');
+    assert.equal(await (await fetch(`${running.origin}/api/v3/store/inventory`)).text(), 'GET ok', 'sent again on a new connection');
+    assert.equal(target.connections(), 2);
+    const post = (): Promise<Response> => fetch(`${running.origin}/api/v3/pet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    // (The body is held here, followRedirects: it is the method that forbids sending it again.)
+    assert.equal((await post()).status, 502, 'a POST may have had its effect: never sent twice');
+    assert.equal(await (await post()).text(), 'POST ok');
+  } finally {
+    await running.close();
+    await target.close();
+  }
+});

@@ -68,7 +68,7 @@ class BackendCall {
   }
 
   /** Sends one request; follows redirects when the endpoint says so (bodies sent whole only: a stream cannot be replayed). */
-  private send(hop: Hop, upload: Readable | undefined, redirects: number): Promise<IncomingMessage> {
+  private send(hop: Hop, upload: Readable | undefined, redirects: number, retried = false): Promise<IncomingMessage> {
     return new Promise<IncomingMessage>((resolve, reject) => {
       const { endpoint } = hop;
       const { timeout, connectTimeout } = this.endpoint.options;
@@ -76,8 +76,17 @@ class BackendCall {
       const req = request({ host: endpoint.hostname, port: endpoint.port, method: hop.method, path: hop.path, headers: hop.headers, agent: this.ctx.agent(endpoint), servername: endpoint.servername });
       this.current = req;
       if (this.cut !== undefined) req.destroy();
+      let answered = false;
       // The listener stays for the request's whole life: an error after the answer (a stalled body) must not crash.
-      req.on('error', (err) => reject(this.failure(err)));
+      req.on('error', (err) => {
+        // A pooled connection the backend closed while this request was on its way (the keep-alive race):
+        // an idempotent request that got no answer and whose body is at hand is sent once more, on a new one.
+        if (!answered && req.reusedSocket && !retried && this.cut === undefined && upload === undefined && IDEMPOTENT.has(hop.method)) {
+          this.send(hop, undefined, redirects, true).then(resolve, reject);
+          return;
+        }
+        reject(this.failure(err));
+      });
       req.setTimeout(timeout, () => this.abort('timeout'));
       req.once('socket', (socket) => {
         // A pooled socket is connected already; a new one has until connectTimeout (TLS handshake included).
@@ -87,6 +96,7 @@ class BackendCall {
         req.once('close', () => clearTimeout(timer));
       });
       req.once('response', (res) => {
+        answered = true;
         const next = upload === undefined && this.endpoint.options.followRedirects && redirects < MAX_REDIRECTS ? redirectTarget(hop, res) : undefined;
         if (next === undefined) return resolve(res);
         res.resume();
@@ -132,6 +142,8 @@ class BackendCall {
 }
 
 const MAX_REDIRECTS = 20;
+/** RFC 9110 §9.2.2: methods a client may send again after a connection failure. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
 
 /** The path and query sent: the endpoint's path (plus the request path with forwardPath), its own query, else the client's. */
 function targetPath(endpoint: BackendEndpoint, path: unknown, query: unknown): string {

@@ -108,8 +108,8 @@ function rejection(err: unknown): SvcError {
   if (err instanceof errors.JWSSignatureVerificationFailed) return REJECTIONS.signature;
   if (err instanceof errors.JOSEAlgNotAllowed) return REJECTIONS.algorithm;
   if (err instanceof errors.JWKSNoMatchingKey) return REJECTIONS.unknownKey;
-  if (err instanceof errors.JWSInvalid || err instanceof errors.JWTInvalid || err instanceof errors.JOSENotSupported) return REJECTIONS.malformed;
-  // jose refuses a key of another type than the token's algorithm (an EC token against an RSA key) with a TypeError.
+  if (err instanceof errors.JWSInvalid || err instanceof errors.JWTInvalid) return REJECTIONS.malformed;
+  // An allowed algorithm the key cannot do (an ES256 token against an RSA key): jose's JOSENotSupported or TypeError.
   return REJECTIONS.wrongKey;
 }
 

@@ -55,10 +55,18 @@ function bearerToken(authorization: string | readonly string[] | undefined): str
   if (typeof authorization !== 'string') throw SEVERAL;
   if (authorization.length > MAX_AUTHORIZATION_LENGTH) throw TOO_LONG;
   // The scheme in any case (RFC 9110 §11.1), then one or more spaces, then the token.
-  if (authorization.length < 8 || authorization.charCodeAt(6) !== 0x20 || authorization.slice(0, 6).toLowerCase() !== 'bearer') throw NOT_BEARER;
+  if (authorization.length < 8 || authorization.charCodeAt(6) !== 0x20 || !isBearerScheme(authorization)) throw NOT_BEARER;
   let start = 7;
   while (authorization.charCodeAt(start) === 0x20) start++;
   return authorization.slice(start);
+}
+
+const BEARER = 'bearer';
+
+/** `Bearer` in any letter case at the start, compared in place (no lower-cased copy per request). */
+function isBearerScheme(authorization: string): boolean {
+  for (let i = 0; i < BEARER.length; i++) if ((authorization.charCodeAt(i) | 0x20) !== BEARER.charCodeAt(i)) return false;
+  return true;
 }
 
 /** The authenticate stage of a profile: checks run before the body is read; the key is made now (startup). */

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { SignJWT } from 'jose';
 import type { Exchange, FacadeObjectConfig } from '../../lib/index.js';
 import { PETSTORE, serve, tempDir, type Running } from '../helpers.js';
 import { AUDIENCE, ISSUER, signingKey, sleep, token, unsignedToken } from './tokens.js';
@@ -157,6 +158,7 @@ test('tokens that fail verification: 401 with WWW-Authenticate: Bearer error="in
       'RS/HS confusion (HS256 keyed with the public key)': [await token(new TextEncoder().encode(key.publicPem), { claims: scope }), 'The token algorithm is not allowed.'],
       'missing scope': [await token(key, { claims: { scope: 'pets:write' } }), 'The token lacks a required scope.'],
       'not a JWT': ['abc.def.ghi', 'The token is not a valid JWT.'],
+      'a claim of the wrong type': [await new SignJWT({ ...scope, sub: 'alice', iss: ISSUER, aud: AUDIENCE, iat: 'yesterday' }).setProtectedHeader({ alg: 'RS256' }).sign(key.privateKey), 'The token claims are invalid.'],
     };
     for (const [name, [jwt, description]] of Object.entries(cases)) {
       const res = await get(running, { authorization: `Bearer ${jwt}` });

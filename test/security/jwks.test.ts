@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { PETSTORE, serve, type Running } from '../helpers.js';
 import { AUDIENCE, ISSUER, JwksServer, signingKey, sleep, token } from './tokens.js';
 
@@ -113,14 +114,26 @@ test('when the JWKS server goes down, fetched keys keep working and an unknown k
 });
 
 test('a JWKS server answering something else than a key set is unavailable too', async () => {
-  const jwks = await new JwksServer([]).up();
-  const running = await facade(jwks, { 'jwks-cooldown': '0.1' });
+  const jwks = await new JwksServer([first.publicJwk]).up();
+  const running = await facade(jwks, { 'jwks-cooldown': '0.05' });
+  const broken: Record<string, (res: ServerResponse) => void> = {
+    'status 500': (res) => res.writeHead(500).end('oops'),
+    'not JSON': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('<html>'),
+    'not a key set': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":"none"}'),
+    'over 1 MiB (announced)': (res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': 2 * 1024 * 1024 }).end(),
+    'over 1 MiB (chunked)': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"keys":[],"pad":"${'x'.repeat(1024 * 1024)}"}`),
+  };
   try {
-    (jwks as unknown as { keys: unknown }).keys = 'not a list';
-    assert.equal((await call(running, await token(first))).status, 503);
-    jwks.keys = [first.publicJwk];
-    await sleep(150);
-    assert.equal((await call(running, await token(first))).status, 200);
+    const jwt = await token(first);
+    for (const [name, answer] of Object.entries(broken)) {
+      jwks.answer = answer;
+      await sleep(100); // past the retry delay of the previous failure
+      const res = await call(running, jwt);
+      assert.equal(res.status, 503, name);
+    }
+    jwks.answer = undefined;
+    await sleep(100);
+    assert.equal((await call(running, jwt)).status, 200);
   } finally {
     await running.close();
     await jwks.down();

@@ -1,5 +1,5 @@
 // Real keys, real tokens and a real JWKS server on loopback for the bearer-token tests.
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 
@@ -59,6 +59,8 @@ export function unsignedToken(): string {
 export class JwksServer {
   keys: JWK[];
   hits = 0;
+  /** Replaces the key set answer (a broken key server). */
+  answer: ((res: ServerResponse) => void) | undefined;
   private server: Server | undefined;
   private port = 0;
 
@@ -73,6 +75,7 @@ export class JwksServer {
   async up(): Promise<this> {
     this.server = createServer((req, res) => {
       this.hits++;
+      if (this.answer) return this.answer(res);
       res.writeHead(200, { 'content-type': 'application/jwk-set+json' });
       res.end(JSON.stringify({ keys: this.keys }));
     });

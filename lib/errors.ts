@@ -79,14 +79,17 @@ export class SvcError extends Error {
   readonly status: number;
   readonly exitCode: number;
   readonly errors: Violation[] | undefined;
+  /** Response headers the answer must carry (e.g. `WWW-Authenticate` on a 401). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
-  constructor(d: ErrorDef, args: readonly unknown[] = [], errors?: Violation[]) {
+  constructor(d: ErrorDef, args: readonly unknown[] = [], errors?: Violation[], headers?: Readonly<Record<string, string>>) {
     super(format(d.message, args));
     this.name = 'SvcError';
     this.code = d.code;
     this.status = d.status;
     this.exitCode = d.exitCode ?? 1;
     this.errors = errors;
+    this.headers = headers;
   }
 }
 

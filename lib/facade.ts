@@ -18,6 +18,7 @@ import { DirectBus } from './routes/bus.js';
 import type { Exchange } from './routes/exchange.js';
 import { compileRoute } from './routes/steps.js';
 import { compileOperationRuntime, echoBody } from './pipeline/runtime.js';
+import { consumerStages } from './security/components.js';
 import type { Disposition, Feature, FeatureContext, OperationRuntime, OperationStages } from './pipeline/stages.js';
 
 export type { Disposition } from './pipeline/stages.js';
@@ -55,7 +56,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   const logger = options.logger ?? consoleLogger;
   const specification = config.openApi.specification;
   if (!specification) throw svcError(Errors.SPEC_MISSING);
-  checkConsumerComponent(config);
+  const consumer = await consumerStages(config, logger);
   const contract = await loadContract(specification, config.baseDir);
   const basePath = resolveBasePath(contract.doc, { componentBasePath: config.componentBasePath, contextPath: config.rest.contextPath });
   const table = compileOperations(contract);
@@ -101,7 +102,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
     const path = joinPaths(basePath, op.template);
     const route = bus.get(op.id);
     const disposition: Disposition = route ? 'route' : missingOperation === 'mock' ? 'mock' : 'ignored';
-    let stages: OperationStages = { invoke: route ? (ex: Exchange) => route.run(ex) : echoBody, streamsRequestBody: route?.streamsRequestBody === true };
+    let stages: OperationStages = { ...consumer, invoke: route ? (ex: Exchange) => route.run(ex) : echoBody, streamsRequestBody: route?.streamsRequestBody === true };
     for (const feature of features) stages = { ...stages, ...feature(op, disposition, ctx) };
     router.add(op.method, path, compileOperationRuntime(op, stages, ctx), op.queryDiscriminator);
     operations.push({ operation: op, path, endpoint: `direct:${op.id}`, disposition });
@@ -181,14 +182,4 @@ function assembleFacade(
     startupReport: parts.report,
   };
   return facade;
-}
-
-/** Startup check of SPEC §11: only platform-http is built in, and bearer-token validation is not in this build. */
-function checkConsumerComponent(config: FacadeConfig): void {
-  const component = config.rest.component ?? 'platform-http';
-  if (component !== 'platform-http') throw svcError(Errors.UNKNOWN_COMPONENT, component);
-  if (config.endpointProperties.oauthProfile !== undefined) {
-    // Fail closed: accepting the option without enforcing it would leave every operation open.
-    throw svcError(Errors.OAUTH_UNSUPPORTED, `${component}: bearer-token validation is not available in this build`);
-  }
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Benchmarks the built facade against a bare node:http server answering the same response, in the same run,
+// Benchmarks the built facade against a bare node:http server answering the same response (or, for a scenario
+// with a `baseline`, against the facade without the feature measured), in the same run,
 // with autocannon on loopback; loads alternate between the two for several rounds and medians are reported. Prints req/s, p99 latency and RSS of each, and the facade/bare ratios; then
 // the startup time of the largest corpus contracts to first answer.
 //
@@ -12,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runForwarding } from './bench/forwarding.mjs';
+import { prepareOAuth, verifyOAuth } from './bench/oauth.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bench = (name) => join(root, 'scripts/bench', name);
@@ -68,6 +70,17 @@ export const SCENARIOS = [
     files: [bench('route.yaml')],
     env: { SVC_REST_CLIENTREQUESTVALIDATION: 'false' },
     request: { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON },
+    expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
+  {
+    // Compared with the same route served without a profile (baseline), not with the bare server.
+    name: 'GET with a valid RS256 token',
+    key: 'oauth',
+    files: [bench('route.yaml')],
+    prepare: prepareOAuth,
+    verify: verifyOAuth,
+    baseline: { files: [bench('route.yaml')] },
+    request: { method: 'GET', path: '/api/v3/pet/1' },
     expect: { status: 200, type: 'application/json', body: PET_JSON },
   },
 ];
@@ -140,7 +153,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** Bare and facade run side by side; their loads alternate for `rounds` rounds and the medians count. */
 async function compare(scenario) {
   const bareEnv = { BARE_STATUS: String(scenario.expect.status), BARE_TYPE: scenario.expect.type, BARE_BODY: scenario.expect.body };
-  const bare = await start(bench('bare-server.mjs'), [], bareEnv);
+  if (scenario.prepare) await scenario.prepare(scenario);
+  const { baseline } = scenario;
+  const bare = baseline ? await start(main, [...baseline.files, '--port', '0', '--host', '127.0.0.1'], baseline.env ?? {}) : await start(bench('bare-server.mjs'), [], bareEnv);
   const facade = await start(main, [...scenario.files, '--port', '0', '--host', '127.0.0.1'], scenario.env ?? {}).catch((err) => {
     bare.child.kill('SIGTERM');
     throw err;
@@ -148,6 +163,7 @@ async function compare(scenario) {
   try {
     await check(bare.port, scenario);
     await check(facade.port, scenario);
+    if (scenario.verify) await scenario.verify(facade.port);
     const runs = { bare: [], facade: [] };
     for (let r = 0; r < rounds; r++) {
       runs.bare.push(await load(bare.port, scenario.request, bare.child.pid));
@@ -180,9 +196,9 @@ async function runScenarios() {
     rows.push({ s, bare, facade });
     console.log(`\n${s.name}  (${connections} connections, ${rounds} x ${duration} s each, medians)`);
     console.log(`             req/s   p99 ms   RSS MiB  CPU µs/req   errors`);
-    console.log(`  bare   ${fmt(bare.rps)} ${fmt(bare.p99)} ${fmt(bare.rss, 1)} ${fmt(bare.cpu, 1)}    ${fmt(bare.errors)}`);
+    console.log(`  ${s.baseline ? 'base ' : 'bare '}  ${fmt(bare.rps)} ${fmt(bare.p99)} ${fmt(bare.rss, 1)} ${fmt(bare.cpu, 1)}    ${fmt(bare.errors)}`);
     console.log(`  facade ${fmt(facade.rps)} ${fmt(facade.p99)} ${fmt(facade.rss, 1)} ${fmt(facade.cpu, 1)}    ${fmt(facade.errors)}`);
-    console.log(`  ratio  ${fmt(facade.rps / bare.rps, 2)} ${fmt(facade.p99 / Math.max(bare.p99, 1), 2)} ${fmt(facade.rss / bare.rss, 2)} ${fmt(bare.cpu / facade.cpu, 2)}    (facade / bare; CPU as bare/facade; req/s per round: ${facade.ratios.map((r) => r.toFixed(2)).join(' ')})`);
+    console.log(`  ratio  ${fmt(facade.rps / bare.rps, 2)} ${fmt(facade.p99 / Math.max(bare.p99, 1), 2)} ${fmt(facade.rss / bare.rss, 2)} ${fmt(bare.cpu / facade.cpu, 2)}    (facade / ${s.baseline ? 'baseline: the same route without a profile' : 'bare'}; CPU as bare/facade; req/s per round: ${facade.ratios.map((r) => r.toFixed(2)).join(' ')})`);
   }
   return rows;
 }

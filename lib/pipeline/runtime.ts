@@ -5,6 +5,7 @@ import { compileQueryDefaults } from '../contract/defaults.js';
 import type { Operation } from '../contract/operations.js';
 import { Errors, SvcError, type ErrorDef } from '../errors.js';
 import { hasBody, readBody } from '../http/body.js';
+import { takeAuthorization } from '../http/credentials.js';
 import { sendError, sendProblem } from '../http/problem.js';
 import { writeExchange } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
@@ -29,7 +30,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const sharedProperties = { [PropertyNames.OPENAPI]: ctx.contract.doc, [PropertyNames.OPERATION_ID]: op.id };
   const prefixLength = ctx.basePath === '/' ? 0 : ctx.basePath.length;
   const queryDefaults = compileQueryDefaults(op, ctx.contract);
-  const { check, decode, invoke, serialize, checkResponse } = stages;
+  const { authenticate, check, decode, invoke, serialize, checkResponse } = stages;
   const needsFacts = check !== undefined || decode !== undefined || checkResponse !== undefined;
   // Decided here, once: the body goes to the backend as it arrives unless a stage needs its bytes first.
   const streamsBody = stages.streamsRequestBody === true && check === undefined && decode === undefined;
@@ -65,7 +66,14 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     }
   };
 
-  const run = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, raw: Buffer | undefined): void => {
+  // A refused request is answered at once; a body it announced is never read, so the connection closes.
+  const refuse = (req: IncomingMessage, res: ServerResponse, thrown: unknown): void => {
+    const err = asSvcError(thrown);
+    if (err === undefined) return fail(res, thrown);
+    sendError(res, err, hasBody(req) ? { ...err.headers, connection: 'close' } : err.headers);
+  };
+
+  const run = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, raw: Buffer | undefined, token: unknown): void => {
     let ex: Exchange;
     let facts: RequestFacts | undefined;
     try {
@@ -92,6 +100,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       headers.setIncoming(URI, path);
       headers.setIncoming(QUERY, query);
       ex = new Exchange(headers, undefined, req, sharedProperties);
+      if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);
       else if (streamsBody) ex.message.body = hasBody(req) ? req : undefined;
       else ex.message.body = rawBodyValue(raw, req.headers['content-type']);
@@ -110,10 +119,23 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     respond(res, ex, facts);
   };
 
+  const receive = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, token: unknown): void => {
+    if (streamsBody || !hasBody(req)) return run(req, res, params, names, path, query, undefined, token);
+    readBody(req, maxBodySize, (err, raw) => (err === undefined ? run(req, res, params, names, path, query, raw, token) : fail(res, err)));
+  };
+
+  if (authenticate === undefined) return { serve: (req, res, params, names, path, query) => receive(req, res, params, names, path, query, undefined) };
   return {
     serve(req, res, params, names, path, query) {
-      if (streamsBody || !hasBody(req)) return run(req, res, params, names, path, query, undefined);
-      readBody(req, maxBodySize, (err, raw) => (err === undefined ? run(req, res, params, names, path, query, raw) : fail(res, err)));
+      let token: unknown;
+      try {
+        token = authenticate(takeAuthorization(req), req);
+      } catch (err) {
+        return refuse(req, res, err);
+      }
+      // Only a token not seen before waits (keys to fetch or a signature to check); a cached one goes on at once.
+      if (token instanceof Promise) token.then((t: unknown) => receive(req, res, params, names, path, query, t), (err: unknown) => refuse(req, res, err));
+      else receive(req, res, params, names, path, query, token);
     },
   };
 }

@@ -31,10 +31,19 @@ export interface RequestFacts {
 }
 
 /**
- * One operation's request pipeline, in order: check (validation; throws SvcError) → decode (sets the
+ * Admits or refuses a request from its head alone, before the body is read (bearer tokens, SPEC §11). It
+ * gets the Authorization field(s), already removed from the request (a list when the client sent several).
+ * Returns the value the route sees as property `SvcOAuthTokenValidationResult` (a promise only when it must
+ * wait, e.g. for keys); throws or rejects with an SvcError (and its headers) to refuse the request.
+ */
+export type Authenticate = (authorization: string | readonly string[] | undefined, req: IncomingMessage) => unknown;
+
+/**
+ * One operation's request pipeline, in order: authenticate (before the body is read) → check (validation; throws SvcError) → decode (sets the
  * exchange body from the raw bytes; binding) → invoke (route, mock or echo) → checkResponse → serialize.
  */
 export interface OperationStages {
+  authenticate?: Authenticate;
   check?: (facts: RequestFacts) => void;
   decode?: (facts: RequestFacts, ex: Exchange) => void;
   invoke: (ex: Exchange) => void | Promise<void>;

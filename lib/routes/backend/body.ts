@@ -34,9 +34,10 @@ function collect(source: Readable, limit: number, res: IncomingMessage, origin: 
     source.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
+        // Settled first: destroying emits `aborted` at once, which must not count as the backend's failure.
+        reject(svcError(Errors.BACKEND_RESPONSE_TOO_LARGE, origin, limit));
         res.destroy();
         source.destroy();
-        reject(svcError(Errors.BACKEND_RESPONSE_TOO_LARGE, origin, limit));
         return;
       }
       chunks.push(chunk);

@@ -166,7 +166,7 @@ test('options are taken out of the URI; its other query parameters are sent inst
     specification: PETSTORE,
     missingOperation: 'ignore',
     routes: {
-      getInventory: [{ kind: 'to', uri: `${target.origin}/inv?timeout=5s&fixed=1` }],
+      getInventory: [{ kind: 'to', uri: `${target.origin}/inv?timeout=5s&fixed=a%20b&flag` }],
       getPetById: [{ kind: 'to', uri: `${target.origin}/v2/?forwardPath=true` }],
     },
   });
@@ -174,7 +174,7 @@ test('options are taken out of the URI; its other query parameters are sent inst
     assert.equal((await fetch(`${running.origin}/api/v3/store/inventory?mine=2`)).status, 200);
     assert.equal((await fetch(`${running.origin}/api/v3/pet/7?x=%20y`)).status, 200);
     assert.equal((await fetch(`${running.origin}/api/v3/pet/8`, { method: 'HEAD' })).status, 200);
-    assert.deepEqual(seen, ['GET /inv?fixed=1', 'GET /v2/pet/7?x=%20y', 'HEAD /v2/pet/8']);
+    assert.deepEqual(seen, ['GET /inv?fixed=a%20b&flag', 'GET /v2/pet/7?x=%20y', 'HEAD /v2/pet/8']);
   } finally {
     await running.close();
     await target.close();

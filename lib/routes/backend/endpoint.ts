@@ -53,7 +53,6 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
     const known = OPTION_NAMES.find((o) => o === name);
     if (known) given.set(known, value);
   }
-  for (const name of given.keys()) url.searchParams.delete(name);
   for (const [name, value] of Object.entries(parameters ?? {})) {
     const known = OPTION_NAMES.find((o) => o.toLowerCase() === name.toLowerCase());
     if (!known) throw new Error(`${where}: unknown parameter ${name}; allowed: ${ALLOWED}`);
@@ -86,7 +85,9 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
     options.cert = cert;
     options.key = key;
   }
-  const search = url.searchParams.size > 0 ? `?${url.searchParams}` : '';
+  // The rest of the query is sent as written (re-serializing would turn `%20` into `+`).
+  const kept = url.search.slice(1).split('&').filter((pair) => pair !== '' && !given.has(decodeURIComponent(pair.split('=')[0]!)));
+  const search = kept.length > 0 ? `?${kept.join('&')}` : '';
   const path = options.forwardPath ? url.pathname.replace(/\/+$/, '') : url.pathname;
   const poolKey = `${url.origin}|${given.get('caFile') ?? ''}|${given.get('certFile') ?? ''}|${given.get('keyFile') ?? ''}`;
   const hostname = url.hostname.replace(/^\[|\]$/g, '');

@@ -224,4 +224,6 @@ const forwarding = await runForwarding({ start, load, median, fmt, bench, main, 
 if (!only) await startupTimes();
 console.log('\nsummary: req/s ratio facade/bare (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
 for (const { s, bare, facade } of rows) console.log(`  ${s.name.padEnd(48)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})`);
-for (const { scenario, facade, peer } of forwarding) console.log(`  ${`${scenario.name} vs @fastify/http-proxy`.padEnd(48)} ${(facade.rps / peer.rps).toFixed(2)}  (p99 ${(facade.p99 / Math.max(peer.p99, 1)).toFixed(2)})`);
+for (const { scenario, facade, peer, peerFwd } of forwarding) {
+  console.log(`  ${`${scenario.name} vs @fastify/http-proxy`.padEnd(48)} ${(facade.rps / peer.rps).toFixed(2)}  (p99 ${(facade.p99 / Math.max(peer.p99, 1)).toFixed(2)}; same headers: ${(facade.rps / peerFwd.rps).toFixed(2)}, p99 ${(facade.p99 / Math.max(peerFwd.p99, 1)).toFixed(2)})`);
+}

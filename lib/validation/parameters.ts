@@ -17,17 +17,11 @@ import type { Operation, Parameter } from '../contract/operations.js';
 import type { RefResolver } from '../contract/refs.js';
 import type { RequestFacts } from '../pipeline/stages.js';
 import { isJsonMediaType } from '../http/negotiation.js';
+import type { Pairs } from '../http/query.js';
 import { setOwn } from '../objects.js';
 import { shapeOf, type ValueShape } from './coerce.js';
 import type { SchemaCheck, SchemaCompiler } from './schemas.js';
 import { pointerOf, type Violations } from './violations.js';
-
-/** Decoded `[name, value]` pairs of a query string, a Cookie header or a form body, in order. */
-export type Pairs = readonly (readonly [string, string])[];
-
-export function parseQuery(query: string): Pairs {
-  return query === '' ? [] : [...new URLSearchParams(query)];
-}
 
 export function parseCookies(header: string | undefined): Pairs {
   if (!header) return [];
@@ -155,15 +149,14 @@ interface Reader {
   read(facts: RequestFacts, sources: Sources): unknown;
 }
 
-/** Query pairs and cookies are parsed at most once per request, and only when a parameter needs them. */
+/** Cookies are parsed at most once per request, and only when a parameter needs them; the query was parsed by the runtime. */
 class Sources {
-  private queryPairs: Pairs | undefined;
   private cookiePairs: Pairs | undefined;
 
   constructor(private readonly facts: RequestFacts) {}
 
   get query(): Pairs {
-    return (this.queryPairs ??= parseQuery(this.facts.query));
+    return this.facts.queryPairs;
   }
 
   get cookies(): Pairs {

@@ -62,16 +62,23 @@ export function fromPairs(pairs: Pairs, name: string, style: string, explode: bo
       return entries.length === 0 ? undefined : objectOf(entries, shape);
     }
   }
-  const values = pairs.filter(([k]) => k === name).map(([, v]) => v);
-  if (values.length === 0) return undefined;
+  // Per request: the usual single value is found without building arrays.
+  let first: string | undefined;
+  let repeated: string[] | undefined;
+  for (const [k, v] of pairs) {
+    if (k !== name) continue;
+    if (first === undefined) first = v;
+    else (repeated ??= [first]).push(v);
+  }
+  if (first === undefined) return undefined;
   const delimiter = DELIMITERS[style] ?? ',';
   if (shape.kind === 'array') {
-    const items = explode ? values : values[0]!.split(delimiter);
+    const items = explode ? (repeated ?? [first]) : first.split(delimiter);
     return items.map((v) => shape.item().scalar(v));
   }
-  if (shape.kind === 'object') return objectOf(alternating(values[0]!.split(delimiter)), shape);
+  if (shape.kind === 'object') return objectOf(alternating(first.split(delimiter)), shape);
   // Repeated primitive: keep every value, so the schema check reports the array rather than dropping data.
-  return values.length === 1 ? shape.scalar(values[0]!) : values.map((v) => shape.scalar(v));
+  return repeated === undefined ? shape.scalar(first) : repeated.map((v) => shape.scalar(v));
 }
 
 /** A value that cannot be read as its style or content type says; reported as it is. */

@@ -6,7 +6,7 @@
 //
 // SVC_CONTRACT_CACHE: unset = a per-user directory in the OS temp dir; `off` = no cache; else a directory.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -37,12 +37,15 @@ export function cachedParse(text: string, parse: (text: string) => unknown): unk
   return doc;
 }
 
-/** The directory, created if need be; undefined unless it is ours alone (no other user can plant entries). */
+/**
+ * The directory, created if need be; undefined unless it is ours alone (no other user can plant entries)
+ * and not a symbolic link (which another user could have placed in the shared temp dir).
+ */
 function usableDirectory(dir: string | undefined): string | undefined {
   if (dir === undefined) return undefined;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const stat = statSync(dir);
+    const stat = lstatSync(dir);
     if (!stat.isDirectory()) return undefined;
     const uid = process.getuid?.();
     if (uid !== undefined && (stat.uid !== uid || (stat.mode & 0o022) !== 0)) return undefined;

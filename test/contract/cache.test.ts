@@ -3,7 +3,7 @@
 // ends in the contract parsed as without a cache.
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { cacheDirectory, MAX_ENTRIES, MIN_CACHED_LENGTH } from '../../lib/contract/cache.js';
@@ -88,6 +88,20 @@ test('no cache when it is off, when the place cannot be a directory, or for smal
 
   process.env.SVC_CONTRACT_CACHE = join(base, 'file');
   assert.equal(((await loadContract('api.yaml', base)).doc.info as { title: string }).title, 'off', 'a file where the directory should be');
+
+  // A symbolic link or a directory others may write to could hold entries planted by another user.
+  const target = join(base, 'target');
+  mkdirSync(target, { mode: 0o700 });
+  symlinkSync(target, join(base, 'link'), 'dir');
+  process.env.SVC_CONTRACT_CACHE = join(base, 'link');
+  assert.equal(((await loadContract('api.yaml', base)).doc.info as { title: string }).title, 'off');
+  assert.deepEqual(entries(target), [], 'nothing written through the link');
+  const shared = join(base, 'shared');
+  mkdirSync(shared);
+  chmodSync(shared, 0o777);
+  process.env.SVC_CONTRACT_CACHE = shared;
+  assert.equal(((await loadContract('api.yaml', base)).doc.info as { title: string }).title, 'off');
+  assert.deepEqual(entries(shared), [], 'nothing written where others may write');
 
   const dir = useCache();
   await loadContract('small.yaml', base);

@@ -7,6 +7,7 @@ import { Errors, SvcError, type ErrorDef } from '../errors.js';
 import { hasBody, readBody } from '../http/body.js';
 import { takeAuthorization } from '../http/credentials.js';
 import { sendError, sendProblem } from '../http/problem.js';
+import { parseQuery } from '../http/query.js';
 import { writeExchange } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from '../routes/exchange.js';
@@ -77,22 +78,22 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     let ex: Exchange;
     let facts: RequestFacts | undefined;
     try {
+      // Parsed once: validation reads the pairs, the exchange headers are built from them.
+      const queryPairs = parseQuery(query);
       if (needsFacts) {
         const pathParams: Record<string, string | undefined> = {};
         for (let i = 0; i < names.length; i++) pathParams[names[i]!] = params[PARAM_KEYS[i]!];
-        facts = { req, path, query, pathParams, raw };
+        facts = { req, path, query, queryPairs, pathParams, raw };
         if (check !== undefined) check(facts);
       }
       const headers = Headers.fromRequest(req.headers);
       for (let i = 0; i < names.length; i++) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
-      if (query !== '') {
-        for (const [k, v] of new URLSearchParams(query)) {
-          // A path parameter keeps the value the router matched (and validation checked): the query cannot
-          // replace it, in any letter case (header names are case-insensitive).
-          if (isInternalName(k) || isPathParameter(names, k)) continue;
-          const prev = headers.get(k);
-          headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
-        }
+      for (const [k, v] of queryPairs) {
+        // A path parameter keeps the value the router matched (and validation checked): the query cannot
+        // replace it, in any letter case (header names are case-insensitive).
+        if (isInternalName(k) || isPathParameter(names, k)) continue;
+        const prev = headers.get(k);
+        headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
       }
       for (const [name, value] of queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
       headers.setIncoming(METHOD, req.method);

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FacadeConfig, ServerOptions } from '../config/model.js';
 import type { Contract } from '../contract/load.js';
 import type { Operation } from '../contract/operations.js';
+import type { Pairs } from '../http/query.js';
 import type { BodySerializer } from '../http/respond.js';
 import type { Logger } from '../log.js';
 import type { Exchange } from '../routes/exchange.js';
@@ -22,6 +23,8 @@ export interface RequestFacts {
   path: string;
   /** The raw query string, without `?`. */
   query: string;
+  /** The query decoded into pairs, once per request. */
+  queryPairs: Pairs;
   /** Path parameters by their contract names, percent-decoded once. */
   pathParams: Record<string, string | undefined>;
   /** The request body bytes, if any. */

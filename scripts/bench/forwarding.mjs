@@ -11,10 +11,10 @@ export const FORWARDING = [
 ];
 
 /** `tools`: bench.mjs's start/load/median/fmt and its options; returns one summary row per scenario. */
-export async function runForwarding({ start, load, median, fmt, bench, main, only, rounds, connections, duration }) {
-  const chosen = FORWARDING.filter((s) => !only || only === 'forward' || only === s.key);
+export async function runForwarding({ start, load, median, fmt, bench, main, selected, withPeers, rounds, connections, duration }) {
+  const chosen = FORWARDING.filter((s) => selected(s.key, s.name));
   if (chosen.length === 0) return [];
-  ensurePeers();
+  if (withPeers) ensurePeers();
   const rows = [];
   for (const scenario of chosen) {
     const backend = await start(bench('bare-server.mjs'), [], { BARE_STATUS: '200', BARE_TYPE: 'application/json', BARE_BODY: PET_JSON });
@@ -22,9 +22,11 @@ export async function runForwarding({ start, load, median, fmt, bench, main, onl
     const servers = { direct: backend };
     try {
       servers.facade = await start(main, [bench('forward.yaml'), '--port', '0', '--host', '127.0.0.1'], env);
-      servers.peer = await start(bench('fastify-proxy.mjs'), [], env);
-      servers.peerFwd = await start(bench('fastify-proxy.mjs'), [], { ...env, BENCH_PEER_FORWARDED: '1' });
-      const runs = { direct: [], facade: [], peer: [], peerFwd: [] };
+      if (withPeers) {
+        servers.peer = await start(bench('fastify-proxy.mjs'), [], env);
+        servers.peerFwd = await start(bench('fastify-proxy.mjs'), [], { ...env, BENCH_PEER_FORWARDED: '1' });
+      }
+      const runs = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
       for (const [name, server] of Object.entries(servers)) await expectPet(server.port, scenario, name);
       for (let r = 0; r < rounds; r++) {
         for (const name of Object.keys(runs)) runs[name].push(await load(servers[name].port, scenario.request, servers[name].child.pid));
@@ -35,17 +37,19 @@ export async function runForwarding({ start, load, median, fmt, bench, main, onl
         cpu: median(runs[name].map((x) => x.cpu)),
         errors: runs[name].reduce((n, x) => n + x.errors + x.non2xx, 0),
       });
-      const result = { direct: sum('direct'), facade: sum('facade'), peer: sum('peer'), peerFwd: sum('peerFwd') };
+      const result = Object.fromEntries(Object.keys(servers).map((name) => [name, sum(name)]));
       rows.push({ scenario, ...result });
       console.log(`\n${scenario.name}: client → proxy → bare node:http backend  (${connections} connections, ${rounds} x ${duration} s each, medians)`);
       console.log(`                      req/s   p99 ms  CPU µs/req   errors   (CPU: the proxy process alone)`);
-      for (const name of ['direct', 'facade', 'peer', 'peerFwd']) {
+      for (const name of Object.keys(servers)) {
         const x = result[name];
         console.log(`  ${name.padEnd(8)}  ${fmt(x.rps)} ${fmt(x.p99)} ${fmt(x.cpu, 1)}    ${fmt(x.errors)}`);
       }
       const ratio = (peer) => `req/s ${(result.facade.rps / result[peer].rps).toFixed(2)}  p99 ${(result.facade.p99 / Math.max(result[peer].p99, 1)).toFixed(2)}`;
-      console.log(`  facade/peer     ${ratio('peer')}  (peer = @fastify/http-proxy, defaults: adds no forwarding headers)`);
-      console.log(`  facade/peerFwd  ${ratio('peerFwd')}  (peerFwd = the same, sending Forwarded, X-Forwarded-* and Via like the facade)`);
+      if (withPeers) {
+        console.log(`  facade/peer     ${ratio('peer')}  (peer = @fastify/http-proxy, defaults: adds no forwarding headers)`);
+        console.log(`  facade/peerFwd  ${ratio('peerFwd')}  (peerFwd = the same, sending Forwarded, X-Forwarded-* and Via like the facade)`);
+      }
       console.log(`  facade/direct req/s ${(result.facade.rps / result.direct.rps).toFixed(2)}`);
     } finally {
       for (const server of Object.values(servers)) server.child.kill('SIGTERM');

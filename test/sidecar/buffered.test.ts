@@ -59,3 +59,26 @@ test('an answer read whole over svc.backend.maxResponseSize is a 502 naming the 
     await target.close();
   }
 });
+
+test('with request validation on, the body is read and checked first: an invalid one never reaches the backend, a valid one arrives whole', async () => {
+  const received: string[] = [];
+  const target = await httpBackend((req, res) => {
+    let text = '';
+    req.setEncoding('utf8').on('data', (c: string) => void (text += c));
+    req.on('end', () => {
+      received.push(`${req.headers['content-length']} ${text}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+    });
+  });
+  const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', restConfiguration: { clientRequestValidation: true }, routes: { addPet: [{ kind: 'to', uri: `${target.origin}/pets` }] } });
+  try {
+    const post = (body: string): Promise<Response> => fetch(`${running.origin}/api/v3/pet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assert.equal((await post('{"name":1}')).status, 400);
+    const ok = await post('{"name":"rex","photoUrls":[]}');
+    assert.equal(ok.status, 200);
+    assert.deepEqual(received, ['29 {"name":"rex","photoUrls":[]}']);
+  } finally {
+    await running.close();
+    await target.close();
+  }
+});

@@ -45,6 +45,8 @@ export const Errors = {
   ROUTE_FAILED: def('SVC_ROUTE_FAILED', 500, 'The route for this operation failed.'),
   SPEC_PUBLISH: def('SVC_SPEC_PUBLISH', 500, 'The contract could not be serialized for publishing.'),
   BACKEND_FAILED: def('SVC_BACKEND_FAILED', 502, 'The backend %s could not be reached.'),
+  BACKEND_TIMEOUT: def('SVC_BACKEND_TIMEOUT', 504, 'The backend %s did not answer in time.'),
+  BACKEND_RESPONSE_TOO_LARGE: def('SVC_BACKEND_RESPONSE_TOO_LARGE', 502, 'The backend %s answered with a body over the limit of %s bytes.'),
   NO_ROUTE: def('SVC_NO_ROUTE', 500, 'No consumer on endpoint direct:%s.'),
   UNAUTHORIZED: def('SVC_UNAUTHORIZED', 401, '%s'),
   TOKEN_REQUEST_INVALID: def('SVC_TOKEN_REQUEST_INVALID', 400, '%s'),

@@ -8,6 +8,7 @@
 //   npm run bench                                  all scenarios: 3 rounds of 3 s per server
 //   node scripts/bench.mjs --only login --rounds 5 --duration 5     scenarios whose key or name contains "login"
 //   node scripts/bench.mjs --only startup          only the startup figures
+//   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy)
 //   node scripts/bench.mjs --no-peers              without the peers (no install of scripts/bench/peers)
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runForwarding } from './bench/forwarding.mjs';
 import { prepareOAuth, verifyOAuth } from './bench/oauth.mjs';
 import { ensurePeers, PEERS_DIR } from './bench/peers.mjs';
 
@@ -275,9 +277,14 @@ async function startupTimes() {
 
 if (withPeers && (SCENARIOS.some((s) => s.peer && selected(s.key, s.name)) || selected('startup', 'startup'))) ensurePeers();
 const rows = await runScenarios();
+const forwarding = await runForwarding({ start, load, median, fmt, bench, main, selected, withPeers, rounds, connections, duration });
 if (selected('startup', 'startup')) await startupTimes();
 console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
 for (const { s, bare, facade, peer } of rows) {
   const peerPart = peer ? `  ${peer.label} ${(peer.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / peer.rps).toFixed(2)}` : '';
   console.log(`  ${s.name.padEnd(56)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})${peerPart}`);
+}
+for (const { scenario, facade, peer, peerFwd } of forwarding) {
+  const vs = (p) => (p ? `${(facade.rps / p.rps).toFixed(2)} (p99 ${(facade.p99 / Math.max(p.p99, 1)).toFixed(2)})` : '-');
+  console.log(`  ${scenario.name.padEnd(56)} facade/@fastify/http-proxy ${vs(peer)}, with the same forwarding headers ${vs(peerFwd)}`);
 }

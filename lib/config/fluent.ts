@@ -107,8 +107,9 @@ export class RouteDefinitionBuilder {
     this.route.steps.push({ kind: 'log', message });
     return this;
   }
-  to(uri: string): this {
-    this.route.steps.push({ kind: 'to', uri });
+  /** `parameters`: endpoint options (for http(s): timeout, connectTimeout, ...), as in the URI query. */
+  to(uri: string, parameters?: Record<string, string | number | boolean>): this {
+    this.route.steps.push(parameters === undefined ? { kind: 'to', uri } : { kind: 'to', uri, parameters });
     return this;
   }
 }

@@ -11,6 +11,7 @@ import { parseQuery } from '../http/query.js';
 import { writeExchange } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from '../routes/exchange.js';
+import { wholeBody } from '../routes/streamed-body.js';
 import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts } from './stages.js';
 
 /** Operations that no route handles under `ignore`: the body comes back as it was sent (200, or 204 empty). */
@@ -32,6 +33,8 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const queryDefaults = compileQueryDefaults(op, ctx.contract);
   const { authenticate, check, decode, invoke, serialize, checkResponse } = stages;
   const needsFacts = check !== undefined || decode !== undefined || checkResponse !== undefined;
+  // Decided here, once: the body goes to the backend as it arrives unless a stage needs its bytes first.
+  const streamsBody = stages.streamsRequestBody === true && check === undefined && decode === undefined;
 
   const fail = (res: ServerResponse, thrown: unknown): void => {
     const err = asSvcError(thrown);
@@ -45,6 +48,17 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   };
 
   const respond = (res: ServerResponse, ex: Exchange, facts: RequestFacts | undefined): void => {
+    if (checkResponse !== undefined) {
+      // A backend's answer streamed so far is read whole to be checked.
+      const reading = wholeBody(ex);
+      if (reading !== undefined) {
+        reading.then(
+          () => respond(res, ex, facts),
+          (err: unknown) => fail(res, err),
+        );
+        return;
+      }
+    }
     try {
       if (checkResponse !== undefined) checkResponse(ex, facts!);
       writeExchange(res, ex, serialize);
@@ -89,6 +103,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       ex = new Exchange(headers, undefined, req, sharedProperties);
       if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);
+      else if (streamsBody) ex.message.body = hasBody(req) ? req : undefined;
       else ex.message.body = rawBodyValue(raw, req.headers['content-type']);
       const pending = invoke(ex);
       if (pending instanceof Promise) {
@@ -106,7 +121,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   };
 
   const receive = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, token: unknown): void => {
-    if (!hasBody(req)) return run(req, res, params, names, path, query, undefined, token);
+    if (streamsBody || !hasBody(req)) return run(req, res, params, names, path, query, undefined, token);
     readBody(req, maxBodySize, (err, raw) => (err === undefined ? run(req, res, params, names, path, query, raw, token) : fail(res, err)));
   };
 

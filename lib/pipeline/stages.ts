@@ -52,6 +52,11 @@ export interface OperationStages {
   invoke: (ex: Exchange) => void | Promise<void>;
   checkResponse?: (ex: Exchange, facts: RequestFacts) => void;
   serialize?: BodySerializer;
+  /**
+   * invoke forwards the request body to a backend untouched (see Route.streamsRequestBody): when no check or
+   * decode stage needs the bytes, the exchange body is the request stream itself, never read whole.
+   */
+  streamsRequestBody?: boolean;
 }
 
 /** Everything a feature may use when compiling its stages for an operation, once at startup. */

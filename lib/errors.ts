@@ -45,6 +45,8 @@ export const Errors = {
   ROUTE_FAILED: def('SVC_ROUTE_FAILED', 500, 'The route for this operation failed.'),
   SPEC_PUBLISH: def('SVC_SPEC_PUBLISH', 500, 'The contract could not be serialized for publishing.'),
   BACKEND_FAILED: def('SVC_BACKEND_FAILED', 502, 'The backend %s could not be reached.'),
+  BACKEND_TIMEOUT: def('SVC_BACKEND_TIMEOUT', 504, 'The backend %s did not answer in time.'),
+  BACKEND_RESPONSE_TOO_LARGE: def('SVC_BACKEND_RESPONSE_TOO_LARGE', 502, 'The backend %s answered with a body over the limit of %s bytes.'),
   NO_ROUTE: def('SVC_NO_ROUTE', 500, 'No consumer on endpoint direct:%s.'),
   UNAUTHORIZED: def('SVC_UNAUTHORIZED', 401, '%s'),
   TOKEN_REQUEST_INVALID: def('SVC_TOKEN_REQUEST_INVALID', 400, '%s'),
@@ -68,6 +70,7 @@ export const Errors = {
   OAUTH_PROFILE: def('SVC_OAUTH_PROFILE', 500, 'OAuth profile %s: %s', 1),
   BINDING_SCAN: def('SVC_BINDING_SCAN', 500, 'bindingPackageScan %s: %s', 1),
   LISTEN_FAILED: def('SVC_LISTEN_FAILED', 500, 'Cannot listen on %s:%s: %s', 1),
+  TYPESCRIPT_LOADER_MISSING: def('SVC_TYPESCRIPT_LOADER_MISSING', 500, '%s: a .ts module needs the package tsx, which is not installed; install it (npm install tsx) or compile the module to .js', 2),
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorName = keyof typeof Errors;
@@ -77,14 +80,17 @@ export class SvcError extends Error {
   readonly status: number;
   readonly exitCode: number;
   readonly errors: Violation[] | undefined;
+  /** Response headers the answer must carry (e.g. `WWW-Authenticate` on a 401). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
-  constructor(d: ErrorDef, args: readonly unknown[] = [], errors?: Violation[]) {
+  constructor(d: ErrorDef, args: readonly unknown[] = [], errors?: Violation[], headers?: Readonly<Record<string, string>>) {
     super(format(d.message, args));
     this.name = 'SvcError';
     this.code = d.code;
     this.status = d.status;
     this.exitCode = d.exitCode ?? 1;
     this.errors = errors;
+    this.headers = headers;
   }
 }
 

@@ -2,7 +2,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bindingFeature } from './binding/binding.js';
-import { type FacadeConfig, resolvedServerOptions, type ServerOptions } from './config/model.js';
+import { type FacadeConfig, resolvedBackendOptions, resolvedServerOptions, type ServerOptions } from './config/model.js';
 import { joinPaths, resolveBasePath } from './contract/base-path.js';
 import { loadContract, type Contract } from './contract/load.js';
 import { compileOperations, type Operation } from './contract/operations.js';
@@ -13,10 +13,12 @@ import { closeGracefully, createHttpServer, listen } from './http/server.js';
 import { registerSpecEndpoints } from './http/spec-endpoint.js';
 import { consoleLogger, type Logger } from './log.js';
 import { mockFeature } from './mock/mock.js';
+import { createBackendContext, type BackendContext } from './routes/backend/context.js';
 import { DirectBus } from './routes/bus.js';
 import type { Exchange } from './routes/exchange.js';
 import { compileRoute } from './routes/steps.js';
 import { compileOperationRuntime, echoBody } from './pipeline/runtime.js';
+import { consumerStages } from './security/components.js';
 import type { Disposition, Feature, FeatureContext, OperationRuntime, OperationStages } from './pipeline/stages.js';
 
 export type { Disposition } from './pipeline/stages.js';
@@ -54,15 +56,17 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   const logger = options.logger ?? consoleLogger;
   const specification = config.openApi.specification;
   if (!specification) throw svcError(Errors.SPEC_MISSING);
-  checkConsumerComponent(config);
+  const consumer = await consumerStages(config, logger);
   const contract = await loadContract(specification, config.baseDir);
   const basePath = resolveBasePath(contract.doc, { componentBasePath: config.componentBasePath, contextPath: config.rest.contextPath });
   const table = compileOperations(contract);
 
   const bus = new DirectBus();
+  const serverOptions = resolvedServerOptions(config);
+  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir);
   for (const def of config.routes) {
     try {
-      bus.register(compileRoute(def, bus, logger));
+      bus.register(compileRoute(def, bus, logger, backends));
     } catch (err) {
       if (err instanceof SvcError) throw err;
       throw svcError(Errors.STEP_INVALID, `${def.source} (${def.from})`, (err as Error).message);
@@ -83,7 +87,6 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
     throw svcError(Errors.UNMAPPED_OPERATIONS, missing.length, [...missing].sort().map((id) => `\n\tdirect:${id}`).join(''));
   }
 
-  const serverOptions = resolvedServerOptions(config);
   const router = new Router<OperationRuntime>();
   const operations: ServedOperation[] = [];
   const report: string[] = [];
@@ -99,7 +102,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
     const path = joinPaths(basePath, op.template);
     const route = bus.get(op.id);
     const disposition: Disposition = route ? 'route' : missingOperation === 'mock' ? 'mock' : 'ignored';
-    let stages: OperationStages = { invoke: route ? (ex: Exchange) => route.run(ex) : echoBody };
+    let stages: OperationStages = { ...consumer, invoke: route ? (ex: Exchange) => route.run(ex) : echoBody, streamsRequestBody: route?.streamsRequestBody === true };
     for (const feature of features) stages = { ...stages, ...feature(op, disposition, ctx) };
     router.add(op.method, path, compileOperationRuntime(op, stages, ctx), op.queryDiscriminator);
     operations.push({ operation: op, path, endpoint: `direct:${op.id}`, disposition });
@@ -111,7 +114,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
 
   registerSpecEndpoints(router, ctx);
 
-  return assembleFacade(router, { contract, basePath, operations, report, serverOptions });
+  return assembleFacade(router, { contract, basePath, operations, report, serverOptions, backends });
 }
 
 const notFound = compileStaticProblem(Errors.NOT_FOUND);
@@ -132,7 +135,7 @@ function originForm(target: string): string {
 
 function assembleFacade(
   router: Router<OperationRuntime>,
-  parts: { contract: Contract; basePath: string; operations: ServedOperation[]; report: string[]; serverOptions: ServerOptions },
+  parts: { contract: Contract; basePath: string; operations: ServedOperation[]; report: string[]; serverOptions: ServerOptions; backends: BackendContext },
 ): Facade {
   const dispatch = (req: IncomingMessage, res: ServerResponse, next: ((err?: unknown) => void) | undefined): void => {
     const url = originForm(req.url ?? '/');
@@ -167,6 +170,7 @@ function assembleFacade(
     },
     async stop() {
       if (server) await closeGracefully(server, parts.serverOptions.shutdownTimeout);
+      parts.backends.close();
     },
     operations: parts.operations,
     basePath: parts.basePath,
@@ -178,14 +182,4 @@ function assembleFacade(
     startupReport: parts.report,
   };
   return facade;
-}
-
-/** Startup check of SPEC §11: only platform-http is built in, and bearer-token validation is not in this build. */
-function checkConsumerComponent(config: FacadeConfig): void {
-  const component = config.rest.component ?? 'platform-http';
-  if (component !== 'platform-http') throw svcError(Errors.UNKNOWN_COMPONENT, component);
-  if (config.endpointProperties.oauthProfile !== undefined) {
-    // Fail closed: accepting the option without enforcing it would leave every operation open.
-    throw svcError(Errors.OAUTH_UNSUPPORTED, `${component}: bearer-token validation is not available in this build`);
-  }
 }

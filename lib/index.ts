@@ -22,11 +22,17 @@ export type { Operation, Parameter } from './contract/operations.js';
 export type { Logger } from './log.js';
 export { consoleLogger, silentLogger } from './log.js';
 export { negotiateMediaType } from './http/negotiation.js';
+export { registerConsumerComponent } from './security/components.js';
+export type { ConsumerComponent, ConsumerComponentFactory, ConsumerComponentOptions } from './security/components.js';
+export type { TokenValidationResult } from './security/bearer.js';
+export type { Authenticate } from './pipeline/stages.js';
 
 /** A plain configuration object for embedders. */
 export interface FacadeObjectConfig extends OpenApiOptions {
   restConfiguration?: Record<string, unknown>;
   server?: Record<string, unknown>;
+  /** Defaults for `to: http(s)://` backends (`svc.backend.*`). */
+  backend?: Record<string, unknown>;
   /** `svc.component.rest-openapi.base-path`. */
   basePath?: string;
   /** Routes by operation id (or `direct:<name>`): a function run as a `process` step, or a list of steps. */
@@ -71,10 +77,11 @@ async function configFrom(input: FacadeInput, env: NodeJS.ProcessEnv): Promise<F
 function configFromObject(input: FacadeObjectConfig, env: NodeJS.ProcessEnv): FacadeConfig {
   const source = 'createFacade()';
   const config = emptyConfig(input.baseDir ?? process.cwd());
-  const { restConfiguration, server, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
+  const { restConfiguration, server, backend, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
   for (const [k, v] of Object.entries(openApi)) if (v !== undefined) setOption(config, 'openApi', k, v, source);
   if (restConfiguration) applyRestConfiguration(config, restConfiguration, source);
   for (const [k, v] of Object.entries(server ?? {})) setOption(config, 'server', k, v, source);
+  for (const [k, v] of Object.entries(backend ?? {})) setOption(config, 'backend', k, v, source);
   if (basePath !== undefined) config.componentBasePath = basePath;
   for (const [name, route] of Object.entries(routes ?? {})) {
     const from = name.startsWith('direct:') ? name : `direct:${name}`;

@@ -31,6 +31,8 @@ export class RestConfigurationDefinition {
     this.config.endpointProperties[key] = value;
     return this;
   }
+  /** The OAuth profile every operation enforces (endpoint property `oauthProfile`, SPEC §11). */
+  oauthProfile(name: string): this { return this.endpointProperty('oauthProfile', name); }
   /** Classes for body binding, passed directly (SPEC §9). */
   bindingClasses(...classes: Function[]): this {
     this.config.bindingClasses.push(...classes);
@@ -51,6 +53,32 @@ export class OpenApiDefinition {
   apiContextPath(path: string): this { return this.set('apiContextPath', path); }
   mockIncludePattern(pattern: string): this { return this.set('mockIncludePattern', pattern); }
   mockDynamic(enabled = true): this { return this.set('mockDynamic', enabled); }
+}
+
+/** `svc.oauth.<profile>.*` (SPEC §11), one chainable method per key; lists take several arguments. */
+export class OAuthProfileDefinition {
+  private readonly keys: Record<string, string>;
+
+  constructor(config: FacadeConfig, name: string) {
+    this.keys = config.oauth[name] ??= {};
+  }
+
+  private set(key: string, value: string | number | readonly string[]): this {
+    this.keys[key] = Array.isArray(value) ? value.join(',') : String(value);
+    return this;
+  }
+
+  issuer(issuer: string): this { return this.set('issuer', issuer); }
+  jwksUri(uri: string): this { return this.set('jwks-uri', uri); }
+  jwksFile(path: string): this { return this.set('jwks-file', path); }
+  publicKeyFile(path: string): this { return this.set('public-key-file', path); }
+  secret(secret: string): this { return this.set('secret', secret); }
+  audience(...audiences: string[]): this { return this.set('audience', audiences); }
+  algorithms(...algorithms: string[]): this { return this.set('algorithms', algorithms); }
+  clockTolerance(seconds: number): this { return this.set('clock-tolerance', seconds); }
+  requiredScopes(...scopes: string[]): this { return this.set('required-scopes', scopes); }
+  jwksCooldown(seconds: number): this { return this.set('jwks-cooldown', seconds); }
+  jwksMaxAge(seconds: number): this { return this.set('jwks-max-age', seconds); }
 }
 
 export class RouteDefinitionBuilder {
@@ -80,8 +108,9 @@ export class RouteDefinitionBuilder {
     this.route.steps.push({ kind: 'log', message });
     return this;
   }
-  to(uri: string): this {
-    this.route.steps.push({ kind: 'to', uri });
+  /** `parameters`: endpoint options (for http(s): timeout, connectTimeout, ...), as in the URI query. */
+  to(uri: string, parameters?: Record<string, string | number | boolean>): this {
+    this.route.steps.push(parameters === undefined ? { kind: 'to', uri } : { kind: 'to', uri, parameters });
     return this;
   }
 }
@@ -113,6 +142,11 @@ export abstract class RouteBuilder {
   rest(): { openApi(): OpenApiDefinition } {
     const { config, source } = this.current;
     return { openApi: () => new OpenApiDefinition(config, source) };
+  }
+
+  /** Defines OAuth profile `name`, as `svc.oauth.<name>.*` properties would. */
+  oauth(name: string): OAuthProfileDefinition {
+    return new OAuthProfileDefinition(this.current.config, name);
   }
 
   /** `from('direct:getPetById')` starts a route; `from('rest-openapi:spec?...')` configures the consumer. */

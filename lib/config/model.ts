@@ -1,7 +1,9 @@
 // The configuration model and its one option table: every surface (YAML, XML, properties, env, fluent)
 // sets options through `setOption`, so types, allowed values and error messages are the same everywhere.
 import { Errors, svcError } from '../errors.js';
+import { BACKEND_DEFAULTS, type BackendOptions } from '../routes/backend/options.js';
 import type { RouteDefinition } from '../routes/steps.js';
+import { MAX_DURATION_MS, parseDuration, parseSize } from './units.js';
 
 type OptionType =
   | { kind: 'string' }
@@ -45,6 +47,15 @@ export const OPTION_TABLE = {
     keepAliveTimeout: duration,
     shutdownTimeout: duration,
     workers: { kind: 'int', min: 1, max: 64 },
+  },
+  /** Defaults for every `to: http(s)://` backend (svc.backend.*); see lib/routes/backend/. */
+  backend: {
+    maxConnections: { kind: 'int', min: 1, max: 65535 },
+    idleTimeout: duration,
+    timeout: duration,
+    connectTimeout: duration,
+    maxResponseSize: { kind: 'size' },
+    trustedProxies: str,
   },
 } as const satisfies Record<string, Record<string, OptionType>>;
 
@@ -96,6 +107,7 @@ export interface FacadeConfig {
   rest: RestOptions;
   openApi: OpenApiOptions;
   server: Partial<ServerOptions>;
+  backend: Partial<BackendOptions>;
   /** `svc.component.rest-openapi.base-path`. */
   componentBasePath?: string;
   /** Rest configuration `endpointProperty` entries (e.g. `oauthProfile`). */
@@ -112,7 +124,7 @@ export interface FacadeConfig {
 }
 
 export function emptyConfig(baseDir: string = process.cwd()): FacadeConfig {
-  return { rest: {}, openApi: {}, server: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
+  return { rest: {}, openApi: {}, server: {}, backend: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
 }
 
 /** Finds the canonical option name for camelCase, kebab-case or SNAKE_CASE spellings; undefined if unknown. */
@@ -177,24 +189,11 @@ function coerce(type: OptionType, value: unknown): unknown {
       const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
       return Number.isInteger(n) && n >= type.min && n <= type.max ? n : undefined;
     }
-    case 'duration': {
-      const ms = withUnit(value, { '': 1, ms: 1, s: 1000, m: 60_000 });
-      return ms !== undefined && ms <= MAX_DURATION_MS ? ms : undefined;
-    }
+    case 'duration':
+      return parseDuration(value);
     case 'size':
-      return withUnit(value, { '': 1, b: 1, kb: 1000, kib: 1024, mb: 1_000_000, mib: 1024 * 1024 });
+      return parseSize(value);
   }
-}
-
-/** Node's timers hold at most 2^31 - 1 ms; a longer one fires after 1 ms (and node:http refuses some outright). */
-const MAX_DURATION_MS = 2 ** 31 - 1;
-
-function withUnit(value: unknown, units: Record<string, number>): number | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? value : undefined;
-  if (typeof value !== 'string') return undefined;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
-  const factor = m ? units[(m[2] ?? '').toLowerCase()] : undefined;
-  return m && factor !== undefined ? Math.round(Number(m[1]) * factor) : undefined;
 }
 
 export function resolvedServerOptions(config: FacadeConfig): ServerOptions {
@@ -206,4 +205,8 @@ export function resolvedServerOptions(config: FacadeConfig): ServerOptions {
     throw svcError(Errors.CONFIG_INVALID, 'server options', 'server.headersTimeout', options.headersTimeout, `at most server.requestTimeout (${options.requestTimeout} ms)`);
   }
   return options;
+}
+
+export function resolvedBackendOptions(config: FacadeConfig): BackendOptions {
+  return { ...BACKEND_DEFAULTS, ...config.backend };
 }

@@ -18,7 +18,7 @@ const STEP_KEYS: Record<string, readonly string[]> = {
   setProperty: ['name', ...EXPRESSIONS, 'expression'],
   removeHeader: ['name'],
   log: ['message', 'logName'],
-  to: ['uri'],
+  to: ['uri', 'parameters'],
 };
 
 type Obj = Record<string, unknown>;
@@ -138,7 +138,11 @@ function parseStep(raw: unknown, where: string): StepDefinition {
       if (typeof uri !== 'string' || !/^(direct:.+|log:.+|https?:\/\/.+)$/i.test(uri)) {
         throw svcError(Errors.STEP_INVALID, where, `to needs a uri: direct:<name>, log:<name>, http:// or https:// (got ${JSON.stringify(uri)})`);
       }
-      return { kind, uri };
+      const parameters = isObj(value) ? value.parameters : undefined;
+      if (parameters === undefined) return { kind, uri };
+      // Camel's YAML DSL: endpoint options as a mapping instead of in the URI query.
+      if (!isObj(parameters)) throw svcError(Errors.STEP_INVALID, where, 'to.parameters must be a mapping of endpoint options');
+      return { kind, uri, parameters };
     }
     default:
       throw svcError(Errors.STEP_INVALID, where, `unknown step ${kind}; allowed: ${STEPS.join(', ')} (use the fluent API for process)`);

@@ -3,6 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import { Errors, svcError } from '../errors.js';
 import { HeaderNames, isInternalName, type Exchange } from '../routes/exchange.js';
+import { StreamedBody } from '../routes/streamed-body.js';
 
 const NEVER_SENT = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'host']);
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
@@ -17,6 +18,7 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
   const body = ex.message.body;
   // Only a Content-Type the route (or a stage) wrote counts: the request's own must not label the response.
   let type = headers.writtenNames().includes('content-type') ? (headers.get('content-type') as string | undefined) : undefined;
+  if (body instanceof StreamedBody) return writeStreamed(res, ex, body, type);
   let payload: string | Buffer | undefined;
   if (body === undefined || body === null || body === '') payload = undefined;
   else if (typeof body === 'string') {
@@ -32,13 +34,7 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
     type ??= out.type;
   }
   const status = responseStatus(headers.get(RESPONSE_CODE), payload !== undefined);
-  const out: Record<string, string | string[] | number> = {};
-  for (const name of headers.writtenNames()) {
-    if (isInternalName(name) || NEVER_SENT.has(name)) continue;
-    const value = headers.get(name);
-    if (value === undefined || value === null) continue;
-    out[name] = Array.isArray(value) ? value.map(String) : String(value);
-  }
+  const out = writtenHeaders(ex);
   if (status === 204 || status === 304 || payload === undefined) {
     res.writeHead(status, out);
     res.end();
@@ -48,6 +44,36 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
   out['content-length'] = Buffer.byteLength(payload);
   res.writeHead(status, out);
   res.end(payload);
+}
+
+type OutgoingHeaders = Record<string, string | string[] | number>;
+
+function writtenHeaders(ex: Exchange): OutgoingHeaders {
+  const headers = ex.message.headers;
+  const out: OutgoingHeaders = {};
+  for (const name of headers.writtenNames()) {
+    if (isInternalName(name) || NEVER_SENT.has(name)) continue;
+    const value = headers.get(name);
+    if (value === undefined || value === null) continue;
+    out[name] = Array.isArray(value) ? value.map(String) : String(value);
+  }
+  return out;
+}
+
+/** A body still arriving (a backend's answer) is piped through; a failure half-way can only cut the connection. */
+function writeStreamed(res: ServerResponse, ex: Exchange, body: StreamedBody, type: string | undefined): void {
+  const status = responseStatus(ex.message.headers.get(RESPONSE_CODE), true);
+  const out = writtenHeaders(ex);
+  if (type !== undefined) out['content-type'] = type;
+  if (body.length !== undefined && status !== 204 && status !== 304) out['content-length'] = body.length;
+  res.writeHead(status, out);
+  // pipe() and two listeners rather than stream.pipeline, which allocates an AbortController per response.
+  const source = body.stream;
+  source.once('error', () => res.destroy());
+  res.once('close', () => {
+    if (!res.writableFinished) source.destroy();
+  });
+  source.pipe(res);
 }
 
 function responseStatus(code: unknown, hasPayload: boolean): number {

@@ -9,6 +9,11 @@ export interface Route {
   source: string;
   /** Runs the route; returns a promise only when a step is asynchronous. */
   run(ex: Exchange): void | Promise<void>;
+  /**
+   * The route ends by forwarding the client's body to a backend and no earlier step reads it: the runtime
+   * may hand it the request as a stream instead of reading it first.
+   */
+  streamsRequestBody?: boolean;
 }
 
 export class DirectBus {

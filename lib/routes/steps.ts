@@ -1,9 +1,11 @@
 // Route definitions (what the YAML DSL and the fluent API produce) compiled into step functions, once.
 import type { Logger } from '../log.js';
-import { forwardToBackend } from './backend.js';
+import { compileBackendStep } from './backend.js';
+import type { BackendContext } from './backend/context.js';
 import type { DirectBus, Route } from './bus.js';
 import type { Exchange } from './exchange.js';
 import { asText, compileSimple, type Evaluator } from './simple.js';
+import { wholeBody } from './streamed-body.js';
 
 export type Expression = { constant: unknown } | { simple: string } | { json: unknown } | ((ex: Exchange) => unknown);
 
@@ -14,7 +16,7 @@ export type StepDefinition =
   | { kind: 'removeHeader'; name: string }
   | { kind: 'setProperty'; name: string; expression: Expression }
   | { kind: 'log'; message: string; loggerName?: string | undefined }
-  | { kind: 'to'; uri: string };
+  | { kind: 'to'; uri: string; parameters?: Record<string, unknown> | undefined };
 
 export interface RouteDefinition {
   /** `direct:<name>`. */
@@ -37,10 +39,23 @@ export function compileExpression(expression: Expression): Evaluator {
   return () => value;
 }
 
-export function compileRoute(def: RouteDefinition, bus: DirectBus, logger: Logger): Route {
+/** What compiling a route's steps needs besides the steps. */
+interface StepContext {
+  bus: DirectBus;
+  logger: Logger;
+  backends: BackendContext;
+  routeName: string;
+  /** Set by the route's last step when it forwards the client's body to a backend that will not replay it. */
+  forwardsBody: boolean;
+}
+
+export function compileRoute(def: RouteDefinition, bus: DirectBus, logger: Logger, backends: BackendContext): Route {
   const name = def.from.replace(/^direct:/, '');
-  const steps = def.steps.map((s) => compileStep(s, bus, logger, name));
-  return { name, source: def.source, run: (ex) => runSteps(steps, ex, 0) };
+  const ctx: StepContext = { bus, logger, backends, routeName: name, forwardsBody: false };
+  const lastIndex = def.steps.length - 1;
+  const steps = def.steps.map((s, i) => compileStep(s, ctx, i === lastIndex));
+  const streamsRequestBody = ctx.forwardsBody && bodyUntouchedBefore(def.steps, lastIndex);
+  return { name, source: def.source, run: (ex) => runSteps(steps, ex, 0), streamsRequestBody };
 }
 
 /** Runs steps in order, staying synchronous until a step returns a promise. */
@@ -51,7 +66,9 @@ function runSteps(steps: readonly Step[], ex: Exchange, from: number): void | Pr
   }
 }
 
-function compileStep(step: StepDefinition, bus: DirectBus, logger: Logger, routeName: string): Step {
+/** `last`: no later step of this route reads the body, so a backend's answer may stay a stream. */
+function compileStep(step: StepDefinition, ctx: StepContext, last: boolean): Step {
+  const { logger, routeName } = ctx;
   switch (step.kind) {
     case 'process':
       return step.fn;
@@ -83,25 +100,30 @@ function compileStep(step: StepDefinition, bus: DirectBus, logger: Logger, route
       return (ex) => logger.info(prefix + asText(message(ex)));
     }
     case 'to':
-      return compileTo(step.uri, bus, logger);
+      return compileTo(step.uri, step.parameters, ctx, last);
   }
 }
 
-function compileTo(uri: string, bus: DirectBus, logger: Logger): Step {
+function compileTo(uri: string, parameters: Record<string, unknown> | undefined, ctx: StepContext, last: boolean): Step {
+  const { bus, logger } = ctx;
+  if (parameters !== undefined && !/^https?:\/\//i.test(uri)) throw new Error(`to ${uri}: parameters apply to http:// and https:// endpoints only`);
   if (uri.startsWith('direct:')) {
     const name = uri.slice('direct:'.length);
-    return (ex) => bus.call(name, ex);
+    if (last) return (ex) => bus.call(name, ex);
+    // The called route may end by streaming a backend's answer; the steps after this one read it whole.
+    return (ex) => {
+      const pending = bus.call(name, ex);
+      return pending instanceof Promise ? pending.then(() => wholeBody(ex)) : wholeBody(ex);
+    };
   }
   if (uri.startsWith('log:')) {
     const prefix = `[${uri.slice(4).split('?')[0]}] `;
     return (ex) => logger.info(prefix + asText(ex.message.body));
   }
   if (/^https?:\/\//i.test(uri)) {
-    // Said once at startup rather than by every request: a URL fetch cannot use.
-    if (!URL.canParse(uri)) throw new Error(`to ${uri}: not a valid URL`);
-    const url = new URL(uri);
-    if (url.username !== '' || url.password !== '') throw new Error(`to ${url.protocol}//${url.host}${url.pathname}: credentials in the URL are not sent; set an Authorization header instead`);
-    return (ex) => forwardToBackend(uri, ex);
+    const backend = compileBackendStep(uri, parameters, ctx.backends, last);
+    if (last) ctx.forwardsBody = !backend.replaysBody;
+    return backend.run;
   }
   throw new Error(`unsupported endpoint ${uri} (allowed: direct:, log:, http://, https://)`);
 }
@@ -112,4 +134,36 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
+}
+
+// Which steps read the message body: a route that forwards the client's body to a backend untouched can
+// stream it instead of reading it first. Decided once per route at startup.
+
+/** `${body}`, `${body.x}`, `${bodyAs(...)}`: a simple template that reads the body. */
+const READS_BODY = /\$\{\s*body/;
+
+/** True when no step before the last reads or replaces the body (unknown code, `process` or a function expression, counts as reading it). */
+export function bodyUntouchedBefore(steps: readonly StepDefinition[], last: number): boolean {
+  for (let i = 0; i < last; i++) {
+    const step = steps[i]!;
+    switch (step.kind) {
+      case 'setHeader':
+      case 'setProperty':
+        if (readsBody(step.expression)) return false;
+        break;
+      case 'removeHeader':
+        break;
+      case 'log':
+        if (READS_BODY.test(step.message)) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function readsBody(expression: Expression): boolean {
+  if (typeof expression === 'function') return true;
+  return 'simple' in expression && READS_BODY.test(String(expression.simple));
 }

@@ -109,23 +109,32 @@ test('to: http:// forwards the request even when query or path values cannot be 
   }
 });
 
-test('to: http:// whose backend dies in the middle of the body is a 502 problem, like one that cannot be reached', async () => {
+test('to: http:// whose backend dies in the middle of the body: a 502 problem when a later step needs the body, a cut connection when it was being streamed', async () => {
   const target = await backend((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
     res.write('{"partial":', () => setTimeout(() => req.socket.destroy(), 20));
   });
-  const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes: { getInventory: [{ kind: 'to', uri: `${target.origin}/inventory` }] } });
+  const running = await serve({
+    specification: PETSTORE,
+    missingOperation: 'ignore',
+    routes: {
+      getInventory: [{ kind: 'to', uri: `${target.origin}/inventory` }, { kind: 'log', message: 'got ${body}' }],
+      getPetById: [{ kind: 'to', uri: `${target.origin}/pet` }],
+    },
+  });
   try {
     const res = await fetch(`${running.origin}/api/v3/store/inventory`);
     assert.equal(res.status, 502);
     assert.equal(res.headers.get('content-type'), 'application/problem+json');
     assert.equal(((await res.json()) as { detail: string }).detail, `The backend ${target.origin} could not be reached.`);
+    const streamed = await fetch(`${running.origin}/api/v3/pet/1`);
+    assert.equal(streamed.status, 200, 'the status went out before the backend failed');
+    await assert.rejects(streamed.text(), 'the client sees the body cut short, never a complete one');
   } finally {
     await running.close();
     await target.close();
   }
 });
-
 test('to: with a URL fetch cannot use (unparsable, or with credentials) fails startup naming the route, not every request', async () => {
   const cases: [string, RegExp][] = [
     ['http://[::1/inventory', /^createFacade\(\) \(direct:getInventory\): to http:\/\/\[::1\/inventory: not a valid URL$/],

@@ -1,0 +1,50 @@
+// A backend's answer read whole, for a later step or response validation: decoded (gzip, deflate, br: the
+// steps see the content, as they did with fetch) and bounded by svc.backend.maxResponseSize after decoding.
+import type { IncomingMessage } from 'node:http';
+import type { Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { Errors, svcError } from '../../errors.js';
+import type { Exchange } from '../exchange.js';
+
+const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
+
+const TEXTUAL = /json|xml|text/;
+
+/** Reads the response; the exchange loses Content-Encoding when the bytes were decoded. Rejects with the cause. */
+export function readBackendBody(res: IncomingMessage, ex: Exchange, limit: number, origin: string): Promise<unknown> {
+  const encoding = res.headers['content-encoding']?.trim().toLowerCase();
+  const decoder = encoding === undefined ? undefined : DECODERS[encoding];
+  let source: Readable = res;
+  if (decoder !== undefined) {
+    const decoding = decoder();
+    res.on('error', (err) => decoding.destroy(err));
+    source = res.pipe(decoding);
+    ex.message.headers.delete('content-encoding');
+  }
+  return collect(source, limit, res, origin).then((bytes) => {
+    if (bytes.length === 0) return undefined;
+    return TEXTUAL.test(res.headers['content-type'] ?? '') ? bytes.toString('utf8') : bytes;
+  });
+}
+
+function collect(source: Readable, limit: number, res: IncomingMessage, origin: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    source.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        // Settled first: destroying emits `aborted` at once, which must not count as the backend's failure.
+        reject(svcError(Errors.BACKEND_RESPONSE_TOO_LARGE, origin, limit));
+        res.destroy();
+        source.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    source.on('end', () => resolve(Buffer.concat(chunks, size)));
+    source.on('error', reject);
+    // A backend that closes before the announced length is a failed call, not a short body.
+    res.on('aborted', () => reject(new Error('the backend closed the connection before the body was complete')));
+  });
+}

@@ -1,0 +1,73 @@
+// What every `to: http(s)://` step of a facade shares: the global backend options, the trusted upstream
+// proxies, and one keep-alive connection pool per backend origin (and TLS settings), closed with the facade.
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+import type { BackendOptions } from './options.js';
+import { Errors, svcError } from '../../errors.js';
+import type { BackendEndpoint } from './endpoint.js';
+
+export interface BackendContext {
+  readonly options: BackendOptions;
+  /** svc.server.maxBodySize: also bounds request bodies streamed to a backend. */
+  readonly maxBodySize: number;
+  /** Where relative caFile/certFile/keyFile paths are found. */
+  readonly baseDir: string;
+  /** Peers whose Forwarded / X-Forwarded-* values are kept and appended to; undefined: none. */
+  readonly trusted: BlockList | undefined;
+  /** The pool for an endpoint's origin and TLS settings, made on first use. */
+  agent(endpoint: BackendEndpoint): HttpAgent;
+  /** Closes every pooled connection (the facade stops). */
+  close(): void;
+}
+
+export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string): BackendContext {
+  const pools = new Map<string, HttpAgent>();
+  const trusted = parseTrustedProxies(options.trustedProxies);
+  return {
+    options,
+    maxBodySize,
+    baseDir,
+    trusted,
+    agent(endpoint) {
+      let agent = pools.get(endpoint.poolKey);
+      if (agent === undefined) {
+        // `timeout` is the idle time after which a pooled socket is closed; requests set their own.
+        const common = { keepAlive: true, maxSockets: options.maxConnections, maxFreeSockets: options.maxConnections, timeout: options.idleTimeout, scheduling: 'lifo' as const };
+        const { ca, cert, key } = endpoint.options;
+        agent = endpoint.https ? new HttpsAgent({ ...common, ...(ca && { ca }), ...(cert && key && { cert, key }) }) : new HttpAgent(common);
+        pools.set(endpoint.poolKey, agent);
+      }
+      return agent;
+    },
+    close() {
+      for (const agent of pools.values()) agent.destroy();
+      pools.clear();
+    },
+  };
+}
+
+const ALLOWED = 'IP addresses and CIDR ranges (10.0.0.0/8, fd00::/8) separated by commas, or loopback';
+
+function parseTrustedProxies(value: string): BlockList | undefined {
+  const entries = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (entries.length === 0) return undefined;
+  const list = new BlockList();
+  for (const entry of entries) {
+    if (entry === 'loopback') {
+      list.addSubnet('127.0.0.0', 8, 'ipv4');
+      list.addAddress('::1', 'ipv6');
+      continue;
+    }
+    const [address = '', bits] = entry.split('/');
+    const family = isIP(address);
+    const prefix = bits === undefined ? undefined : Number(bits);
+    if (family === 0 || (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= (family === 4 ? 32 : 128)))) {
+      throw svcError(Errors.CONFIG_INVALID, 'backend options', 'backend.trustedProxies', JSON.stringify(entry), ALLOWED);
+    }
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, prefix, type);
+  }
+  return list;
+}

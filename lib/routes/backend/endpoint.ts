@@ -1,0 +1,112 @@
+// A `to: http(s)://` endpoint compiled once at startup: its target, and its options (Camel style: in the URI
+// query, or in YAML `parameters` / the fluent `to(uri, parameters)`), which are taken out of the URI sent.
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { isAbsolute, resolve } from 'node:path';
+import type { BackendOptions } from './options.js';
+import { parseDuration } from '../../config/units.js';
+
+export interface EndpointOptions {
+  /** No byte to or from the backend for this long → 504. */
+  timeout: number;
+  /** Establishing a new connection (TCP, and TLS for https) taking longer → 504. */
+  connectTimeout: number;
+  /** Follow 3xx answers with a Location instead of passing them to the client. */
+  followRedirects: boolean;
+  /** Append the request path after the base path (header SvcHttpPath) to the endpoint's path. */
+  forwardPath: boolean;
+  /** PEM contents (read at startup) for https: trusted CAs, client certificate and key. */
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
+
+export interface BackendEndpoint {
+  readonly https: boolean;
+  readonly hostname: string;
+  readonly port: number;
+  /** TLS server name indication: host names only, never IP addresses. */
+  readonly servername: string | undefined;
+  /** `http://host:port`: the only part of the URI that error bodies name. */
+  readonly origin: string;
+  /** The path the URI names, without a trailing `/` when forwardPath appends another. */
+  readonly path: string;
+  /** The query the URI keeps after its options are taken out, with `?`; empty when none. */
+  readonly search: string;
+  readonly options: EndpointOptions;
+  /** Identifies the TLS settings, so endpoints sharing an origin and settings share a connection pool. */
+  readonly poolKey: string;
+}
+
+const OPTION_NAMES = ['timeout', 'connectTimeout', 'followRedirects', 'forwardPath', 'caFile', 'certFile', 'keyFile'] as const;
+const ALLOWED = OPTION_NAMES.join(', ');
+
+/** Parses the URI and its options; throws an Error naming the option and its allowed values (startup only). */
+export function compileEndpoint(uri: string, parameters: Readonly<Record<string, unknown>> | undefined, defaults: BackendOptions, baseDir: string): BackendEndpoint {
+  // Said once at startup rather than by every request: a URL no request can use.
+  if (!URL.canParse(uri)) throw new Error(`to ${uri}: not a valid URL`);
+  const url = new URL(uri);
+  if (url.username !== '' || url.password !== '') throw new Error(`to ${url.protocol}//${url.host}${url.pathname}: credentials in the URL are not sent; set an Authorization header instead`);
+  const where = `to ${url.origin}${url.pathname}`;
+  const given = new Map<string, string>();
+  for (const [name, value] of url.searchParams) {
+    const known = OPTION_NAMES.find((o) => o === name);
+    if (known) given.set(known, value);
+  }
+  for (const [name, value] of Object.entries(parameters ?? {})) {
+    const known = OPTION_NAMES.find((o) => o.toLowerCase() === name.toLowerCase());
+    if (!known) throw new Error(`${where}: unknown parameter ${name}; allowed: ${ALLOWED}`);
+    given.set(known, String(value));
+  }
+  const https = url.protocol === 'https:';
+  const file = (name: 'caFile' | 'certFile' | 'keyFile'): Buffer | undefined => {
+    const value = given.get(name);
+    if (value === undefined) return undefined;
+    if (!https) throw new Error(`${where}: ${name} applies to https:// backends only`);
+    const path = isAbsolute(value) ? value : resolve(baseDir, value);
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      throw new Error(`${where}: ${name} ${path} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  };
+  const options: EndpointOptions = {
+    timeout: duration(given.get('timeout'), defaults.timeout, where, 'timeout'),
+    connectTimeout: duration(given.get('connectTimeout'), defaults.connectTimeout, where, 'connectTimeout'),
+    followRedirects: flag(given.get('followRedirects'), where, 'followRedirects'),
+    forwardPath: flag(given.get('forwardPath'), where, 'forwardPath'),
+  };
+  const ca = file('caFile');
+  const cert = file('certFile');
+  const key = file('keyFile');
+  if ((cert === undefined) !== (key === undefined)) throw new Error(`${where}: certFile and keyFile go together`);
+  if (ca) options.ca = ca;
+  if (cert && key) {
+    options.cert = cert;
+    options.key = key;
+  }
+  // The rest of the query is sent as written (re-serializing would turn `%20` into `+`).
+  const kept = url.search.slice(1).split('&').filter((pair) => pair !== '' && !given.has(decodeURIComponent(pair.split('=')[0]!)));
+  const search = kept.length > 0 ? `?${kept.join('&')}` : '';
+  const path = options.forwardPath ? url.pathname.replace(/\/+$/, '') : url.pathname;
+  const poolKey = `${url.origin}|${given.get('caFile') ?? ''}|${given.get('certFile') ?? ''}|${given.get('keyFile') ?? ''}`;
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  return { https, hostname, port: Number(url.port) || (https ? 443 : 80), servername: serverName(https, hostname), origin: url.origin, path, search, options, poolKey };
+}
+
+export function serverName(https: boolean, hostname: string): string | undefined {
+  return https && isIP(hostname) === 0 ? hostname : undefined;
+}
+
+function duration(value: string | undefined, fallback: number, where: string, name: string): number {
+  if (value === undefined) return fallback;
+  const ms = parseDuration(value);
+  if (ms === undefined || ms === 0) throw new Error(`${where}: ${name} has invalid value ${JSON.stringify(value)}; allowed: milliseconds above 0, or a number with ms, s or m (e.g. 10s)`);
+  return ms;
+}
+
+function flag(value: string | undefined, where: string, name: string): boolean {
+  if (value === undefined) return false;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new Error(`${where}: ${name} has invalid value ${JSON.stringify(value)}; allowed: true, false`);
+}

@@ -1,0 +1,21 @@
+// The global options of `to: http(s)://` backends (svc.backend.*) and their defaults.
+
+export interface BackendOptions {
+  maxConnections: number;
+  idleTimeout: number;
+  timeout: number;
+  connectTimeout: number;
+  maxResponseSize: number;
+  /** Comma-separated addresses and CIDR ranges whose X-Forwarded-* and Forwarded values are kept. */
+  trustedProxies: string;
+}
+
+export const BACKEND_DEFAULTS: BackendOptions = {
+  maxConnections: 256,
+  // Below node's and most servers' 5 s keep-alive, so the pool drops a connection before the backend does.
+  idleTimeout: 4_000,
+  timeout: 30_000,
+  connectTimeout: 10_000,
+  maxResponseSize: 10 * 1024 * 1024,
+  trustedProxies: '',
+};

@@ -1,0 +1,45 @@
+// followRedirects=true: where a 3xx answer leads, with the method and headers the next request keeps
+// (as fetch does: 303, and 301/302 after POST, become GET without a body; credentials stay on their origin).
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { serverName, type BackendEndpoint } from './endpoint.js';
+
+/** One request of a forwarded call: where it goes and what it sends. */
+export interface Hop {
+  endpoint: BackendEndpoint;
+  path: string;
+  method: string;
+  headers: OutgoingHttpHeaders;
+  payload: string | Buffer | undefined;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Fields that describe a body the next request no longer sends. */
+const BODY_FIELDS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
+/** Fields that must not follow a redirect to another origin. */
+const CREDENTIALS = ['authorization', 'cookie'];
+
+/** The next hop for a redirect, or undefined to pass the answer to the client (not a redirect, or an unusable Location). */
+export function redirectTarget(hop: Hop, res: IncomingMessage): Hop | undefined {
+  const location = res.headers.location;
+  if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined) return undefined;
+  const from = hop.endpoint;
+  const base = `${from.origin}${hop.path}`;
+  if (!URL.canParse(location, base)) return undefined;
+  const url = new URL(location, base);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const headers = { ...hop.headers };
+  let { method, payload } = hop;
+  if (res.statusCode === 303 ? method !== 'HEAD' : (res.statusCode === 301 || res.statusCode === 302) && method === 'POST') {
+    method = 'GET';
+    payload = undefined;
+    for (const name of BODY_FIELDS) delete headers[name];
+  }
+  if (url.origin !== from.origin) for (const name of CREDENTIALS) delete headers[name];
+  const https = url.protocol === 'https:';
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const endpoint: BackendEndpoint =
+    url.origin === from.origin
+      ? from
+      : { ...from, https, hostname, port: Number(url.port) || (https ? 443 : 80), servername: serverName(https, hostname), origin: url.origin, poolKey: from.poolKey.replace(from.origin, url.origin) };
+  return { endpoint, path: `${url.pathname}${url.search}`, method, headers, payload };
+}

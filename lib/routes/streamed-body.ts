@@ -1,0 +1,27 @@
+// A body still arriving: a backend's response streamed through to the client without being held whole.
+// Whatever needs the body whole (a later step, response validation) reads it through `wholeBody`.
+import type { Readable } from 'node:stream';
+import type { Exchange } from './exchange.js';
+
+export class StreamedBody {
+  constructor(
+    readonly stream: Readable,
+    /** The announced length in bytes (Content-Length), if any. */
+    readonly length: number | undefined,
+    /** Reads the rest (bounded, decoded) and returns the body value; may adjust the exchange's headers. */
+    private readonly readAll: (ex: Exchange) => Promise<unknown>,
+  ) {}
+
+  read(ex: Exchange): Promise<unknown> {
+    return this.readAll(ex);
+  }
+}
+
+/** Replaces a streamed body with the whole body; nothing to do (and no promise) for any other body. */
+export function wholeBody(ex: Exchange): void | Promise<void> {
+  const body = ex.message.body;
+  if (!(body instanceof StreamedBody)) return;
+  return body.read(ex).then((value) => {
+    ex.message.body = value;
+  });
+}

@@ -9,7 +9,8 @@ import { sendError, sendProblem } from '../http/problem.js';
 import { writeExchange } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from '../routes/exchange.js';
-import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts } from './stages.js';
+import { requestIdOf } from '../observe/request-id.js';
+import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from './stages.js';
 
 /** Operations that no route handles under `ignore`: the body comes back as it was sent (200, or 204 empty). */
 export function echoBody(ex: Exchange): void {
@@ -22,7 +23,7 @@ const PATH = HeaderNames.PATH.toLowerCase();
 const URI = HeaderNames.URI.toLowerCase();
 const QUERY = HeaderNames.QUERY.toLowerCase();
 
-export function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: FeatureContext): OperationRuntime {
+export function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: FeatureContext, observer?: RequestObserver): OperationRuntime {
   const { logger } = ctx;
   const maxBodySize = ctx.serverOptions.maxBodySize;
   const sharedProperties = { [PropertyNames.OPENAPI]: ctx.contract.doc, [PropertyNames.OPERATION_ID]: op.id };
@@ -37,7 +38,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       sendError(res, err, err.status === 413 ? { connection: 'close' } : undefined);
       return;
     }
-    logger.error(`${op.method} ${op.path} (direct:${op.id}) failed: ${describeThrown(thrown)}`);
+    logger.error(`${op.method} ${op.path} (direct:${op.id}) failed: ${describeThrown(thrown)}`, { requestId: requestIdOf(res) });
     if (err !== undefined && !STARTUP_CODES.has(err.code)) sendError(res, err);
     else sendProblem(res, 500, Errors.ROUTE_FAILED.message);
   };
@@ -97,8 +98,13 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
 
   return {
     serve(req, res, params, names, path, query) {
+      if (observer !== undefined) observer.begin(req, res);
       if (!hasBody(req)) return run(req, res, params, names, path, query, undefined);
-      readBody(req, maxBodySize, (err, raw) => (err === undefined ? run(req, res, params, names, path, query, raw) : fail(res, err)));
+      readBody(req, maxBodySize, (err, raw) => {
+        if (err !== undefined) return fail(res, err);
+        if (observer !== undefined) observer.received(raw!.length);
+        run(req, res, params, names, path, query, raw);
+      });
     },
   };
 }

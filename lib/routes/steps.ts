@@ -1,5 +1,6 @@
 // Route definitions (what the YAML DSL and the fluent API produce) compiled into step functions, once.
-import type { Logger } from '../log.js';
+import type { LogFields, Logger } from '../log.js';
+import { REQUEST_ID_HEADER } from '../observe/request-id.js';
 import { forwardToBackend } from './backend.js';
 import type { DirectBus, Route } from './bus.js';
 import type { Exchange } from './exchange.js';
@@ -80,7 +81,7 @@ function compileStep(step: StepDefinition, bus: DirectBus, logger: Logger, route
     case 'log': {
       const message = compileSimple(step.message);
       const prefix = `[${step.loggerName ?? routeName}] `;
-      return (ex) => logger.info(prefix + asText(message(ex)));
+      return (ex) => logger.info(prefix + asText(message(ex)), requestFields(ex));
     }
     case 'to':
       return compileTo(step.uri, bus, logger);
@@ -94,7 +95,7 @@ function compileTo(uri: string, bus: DirectBus, logger: Logger): Step {
   }
   if (uri.startsWith('log:')) {
     const prefix = `[${uri.slice(4).split('?')[0]}] `;
-    return (ex) => logger.info(prefix + asText(ex.message.body));
+    return (ex) => logger.info(prefix + asText(ex.message.body), requestFields(ex));
   }
   if (/^https?:\/\//i.test(uri)) {
     // Said once at startup rather than by every request: a URL fetch cannot use.
@@ -104,6 +105,12 @@ function compileTo(uri: string, bus: DirectBus, logger: Logger): Step {
     return (ex) => forwardToBackend(uri, ex);
   }
   throw new Error(`unsupported endpoint ${uri} (allowed: direct:, log:, http://, https://)`);
+}
+
+/** Log lines of a request carry its id (X-Request-Id, given or made by the facade). */
+function requestFields(ex: Exchange): LogFields | undefined {
+  const id = ex.message.headers.get(REQUEST_ID_HEADER);
+  return typeof id === 'string' ? { requestId: id } : undefined;
 }
 
 function deepFreeze<T>(value: T): T {

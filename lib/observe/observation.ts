@@ -1,0 +1,140 @@
+// What the facade adds for operators (`svc.observe.*`): the per-operation request hook (metrics, access
+// log), the health and metrics endpoints, and where they are served (the main port or a management port).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OBSERVE_DEFAULTS, type FacadeConfig, type ObserveOptions } from '../config/model.js';
+import type { Operation } from '../contract/operations.js';
+import { Errors, svcError } from '../errors.js';
+import type { Router } from '../http/router.js';
+import type { Logger } from '../log.js';
+import type { Disposition, OperationRuntime, OperationStages, RequestObserver } from '../pipeline/stages.js';
+import { compileAccessLog, type AccessLog } from './access-log.js';
+import { CONTENT_TYPE } from './exposition.js';
+import { Health, send, type Probe } from './health.js';
+import { FacadeMetrics, type OperationMetrics } from './metrics.js';
+
+/** When the request reached its operation (performance.now()), kept on the response for the close hook. */
+const STARTED = Symbol('svc.started');
+type TimedResponse = ServerResponse & { [STARTED]: number };
+
+type EndpointOption = 'healthPath' | 'metricsPath';
+export type Endpoints = Map<string, { option: EndpointOption; probe: Probe }>;
+
+export function observeOptions(config: FacadeConfig): ObserveOptions {
+  return { ...OBSERVE_DEFAULTS, ...config.observe };
+}
+
+export class Observation {
+  readonly options: ObserveOptions;
+  readonly metrics: FacadeMetrics | undefined;
+  private readonly accessLog: AccessLog | undefined;
+  private health: Health | undefined;
+
+  constructor(config: FacadeConfig, logger: Logger) {
+    this.options = observeOptions(config);
+    this.metrics = this.options.metrics ? new FacadeMetrics() : undefined;
+    this.accessLog = this.options.accessLog ? compileAccessLog(this.options.logFormat, logger) : undefined;
+  }
+
+  /**
+   * One operation's hook and stages: validation rejections and mock answers are counted by wrapping those
+   * stages; the rest when the response closes. Nothing at all when metrics and the access log are off.
+   */
+  instrument(op: Operation, disposition: Disposition, stages: OperationStages): { stages: OperationStages; observer: RequestObserver | undefined } {
+    const { metrics, accessLog } = this;
+    if (metrics === undefined && accessLog === undefined) return { stages, observer: undefined };
+    const counts = metrics?.operation(op.id, op.method);
+    return { stages: counts ? countedStages(stages, disposition, counts) : stages, observer: requestObserver(op.id, metrics, counts, accessLog) };
+  }
+
+  /** A 404 or 405 the dispatcher answered (no operation, so counted apart). */
+  unmatched(req: IncomingMessage, res: ServerResponse, status: 404 | 405): void {
+    if (this.metrics !== undefined) {
+      if (status === 404) this.metrics.notFound++;
+      else this.metrics.methodNotAllowed++;
+    }
+    this.accessLog?.(req, res, undefined, 0, Number(res.getHeader('content-length') ?? 0));
+  }
+
+  /** The endpoints by path (with the option that named it); the health body reports the operation and route counts. */
+  endpoints(operations: number, routes: number): Endpoints {
+    const out: Endpoints = new Map();
+    const add = (option: EndpointOption, path: string, probe: Probe): void => {
+      if (path === '' || path === '/') throw svcError(Errors.CONFIG_INVALID, 'observe options', `observe.${option}`, JSON.stringify(path), 'a path starting with / other than /');
+      if (out.has(path)) throw svcError(Errors.OBSERVE_PATH_CONFLICT, option, path, 'another observe endpoint');
+      out.set(path, { option, probe });
+    };
+    if (this.options.health) {
+      this.health = new Health(operations, routes);
+      const base = this.options.healthPath.replace(/\/+$/, '');
+      if (base === '') throw svcError(Errors.CONFIG_INVALID, 'observe options', 'observe.healthPath', JSON.stringify(this.options.healthPath), 'a path starting with / other than /');
+      for (const [suffix, probe] of Object.entries(this.health.probes())) add('healthPath', `${base}${suffix}`, probe);
+    }
+    const { metrics } = this;
+    if (metrics !== undefined) add('metricsPath', this.options.metricsPath.replace(/\/+$/, ''), (req, res) => send(req, res, 200, metrics.render(), CONTENT_TYPE));
+    return out;
+  }
+
+  /** Serves the endpoints on the main port: a contract path (or the published contract) they would shadow fails startup. */
+  mount(router: Router<OperationRuntime>, endpoints: Endpoints): void {
+    for (const [path, { option, probe }] of endpoints) {
+      if (router.find(path) !== undefined) throw svcError(Errors.OBSERVE_PATH_CONFLICT, option, path, 'a path of the contract');
+      router.add('GET', path, { serve: probe });
+    }
+  }
+
+  /** A graceful stop has begun: ready answers 503 from now on. */
+  drain(): void {
+    this.health?.drain();
+  }
+
+  stop(): void {
+    this.metrics?.stop();
+  }
+}
+
+function countedStages(stages: OperationStages, disposition: Disposition, counts: OperationMetrics): OperationStages {
+  const { check, invoke } = stages;
+  const out = { ...stages };
+  if (check !== undefined) {
+    out.check = (facts) => {
+      try {
+        check(facts);
+      } catch (err) {
+        counts.rejections++;
+        throw err;
+      }
+    };
+  }
+  if (disposition === 'mock') {
+    out.invoke = (ex) => {
+      counts.mockAnswers++;
+      return invoke(ex);
+    };
+  }
+  return out;
+}
+
+function requestObserver(operationId: string, metrics: FacadeMetrics | undefined, counts: OperationMetrics | undefined, accessLog: AccessLog | undefined): RequestObserver {
+  // One listener function per operation, not one closure per request: it reads the request from `this`.
+  function closed(this: TimedResponse): void {
+    const seconds = (performance.now() - this[STARTED]) / 1000;
+    const finished = this.writableFinished;
+    const bytes = finished && this.req.method !== 'HEAD' ? Number(this.getHeader('content-length') ?? 0) : 0;
+    if (metrics !== undefined) {
+      metrics.inFlight--;
+      if (finished) counts!.answered(this.statusCode, seconds, bytes);
+      else metrics.aborted++;
+    }
+    accessLog?.(this.req, this, operationId, seconds, bytes);
+  }
+  return {
+    begin(_req, res) {
+      if (metrics !== undefined) metrics.inFlight++;
+      (res as TimedResponse)[STARTED] = performance.now();
+      res.on('close', closed);
+    },
+    received(bytes) {
+      if (counts !== undefined) counts.requestBytes += bytes;
+    },
+  };
+}

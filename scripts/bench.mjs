@@ -68,6 +68,15 @@ export const SCENARIOS = [
     request: { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON },
     expect: { status: 200, type: 'application/json', body: PET_JSON },
   },
+  {
+    // The cost of metrics (on by default): the same facade and route with metrics off is the baseline here.
+    name: 'metrics cost: GET route, metrics on vs off',
+    key: 'metrics',
+    files: [bench('route.yaml')],
+    baseline: { label: 'metrics off', env: { SVC_OBSERVE_METRICS: 'false' } },
+    request: { method: 'GET', path: '/api/v3/pet/1' },
+    expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
 ];
 
 const STARTUP = [
@@ -138,8 +147,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** Bare and facade run side by side; their loads alternate for `rounds` rounds and the medians count. */
 async function compare(scenario) {
   const bareEnv = { BARE_STATUS: String(scenario.expect.status), BARE_TYPE: scenario.expect.type, BARE_BODY: scenario.expect.body };
-  const bare = await start(bench('bare-server.mjs'), [], bareEnv);
-  const facade = await start(main, [...scenario.files, '--port', '0', '--host', '127.0.0.1'], scenario.env ?? {}).catch((err) => {
+  const facadeArgs = [...scenario.files, '--port', '0', '--host', '127.0.0.1'];
+  const bare = scenario.baseline ? await start(main, facadeArgs, scenario.baseline.env) : await start(bench('bare-server.mjs'), [], bareEnv);
+  const facade = await start(main, facadeArgs, scenario.env ?? {}).catch((err) => {
     bare.child.kill('SIGTERM');
     throw err;
   });
@@ -176,7 +186,7 @@ async function runScenarios() {
     if (only && s.key !== only) continue;
     const { bare, facade } = await compare(s);
     rows.push({ s, bare, facade });
-    console.log(`\n${s.name}  (${connections} connections, ${rounds} x ${duration} s each, medians)`);
+    console.log(`\n${s.name}  (${connections} connections, ${rounds} x ${duration} s each, medians${s.baseline ? `; "bare" here is the facade with ${s.baseline.label}` : ''})`);
     console.log(`             req/s   p99 ms   RSS MiB  CPU µs/req   errors`);
     console.log(`  bare   ${fmt(bare.rps)} ${fmt(bare.p99)} ${fmt(bare.rss, 1)} ${fmt(bare.cpu, 1)}    ${fmt(bare.errors)}`);
     console.log(`  facade ${fmt(facade.rps)} ${fmt(facade.p99)} ${fmt(facade.rss, 1)} ${fmt(facade.cpu, 1)}    ${fmt(facade.errors)}`);

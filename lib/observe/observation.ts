@@ -28,9 +28,12 @@ export class Observation {
   readonly metrics: FacadeMetrics | undefined;
   private readonly accessLog: AccessLog | undefined;
   private health: Health | undefined;
+  /** Paths the configuration names (not defaults): a conflict with the contract is then an error. */
+  private readonly chosen: Record<EndpointOption, boolean>;
 
-  constructor(config: FacadeConfig, logger: Logger) {
+  constructor(config: FacadeConfig, private readonly logger: Logger) {
     this.options = observeOptions(config);
+    this.chosen = { healthPath: config.observe.healthPath !== undefined, metricsPath: config.observe.metricsPath !== undefined };
     this.metrics = this.options.metrics ? new FacadeMetrics() : undefined;
     this.accessLog = this.options.accessLog ? compileAccessLog(this.options.logFormat, logger) : undefined;
   }
@@ -74,12 +77,20 @@ export class Observation {
     return out;
   }
 
-  /** Serves the endpoints on the main port: a contract path (or the published contract) they would shadow fails startup. */
+  /**
+   * Serves the endpoints on the main port, never in place of a contract path (or the published contract):
+   * a configured path that a contract path would also match fails startup; a default one (a contract with
+   * `/{a}/{b}` matches `/observe/metrics`) is left out with a warning, with all the paths of its option.
+   */
   mount(router: Router<OperationRuntime>, endpoints: Endpoints): void {
-    for (const [path, { option, probe }] of endpoints) {
-      if (router.find(path) !== undefined) throw svcError(Errors.OBSERVE_PATH_CONFLICT, option, path, 'a path of the contract');
-      router.add('GET', path, { serve: probe });
+    const conflicts = new Map<EndpointOption, string>();
+    for (const [path, { option }] of endpoints) if (!conflicts.has(option) && router.find(path) !== undefined) conflicts.set(option, path);
+    for (const [option, path] of conflicts) {
+      const err = svcError(Errors.OBSERVE_PATH_CONFLICT, option, path, 'a path of the contract');
+      if (this.chosen[option]) throw err;
+      this.logger.warn(`${option === 'healthPath' ? 'health' : 'metrics'} not served: ${err.message}`);
     }
+    for (const [path, { option, probe }] of endpoints) if (!conflicts.has(option)) router.add('GET', path, { serve: probe });
   }
 
   /** A graceful stop has begun: ready answers 503 from now on. */

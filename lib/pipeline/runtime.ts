@@ -9,7 +9,7 @@ import { sendError, sendProblem } from '../http/problem.js';
 import { writeExchange } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from '../routes/exchange.js';
-import { requestIdOf } from '../observe/request-id.js';
+import { requestIdOf, tagExchange } from '../observe/request-id.js';
 import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from './stages.js';
 
 /** Operations that no route handles under `ignore`: the body comes back as it was sent (200, or 204 empty). */
@@ -74,6 +74,8 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
         }
       }
       for (const [name, value] of queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
+      // After the query: a query parameter cannot replace the request id or the trace context.
+      tagExchange(req, res, headers);
       headers.setIncoming(METHOD, req.method);
       headers.setIncoming(PATH, path.slice(prefixLength));
       headers.setIncoming(URI, path);

@@ -125,11 +125,11 @@ const contract = (paths: string[]) =>
     paths: Object.fromEntries(paths.map((p, i) => [p, { get: { operationId: `op${i}`, responses: { 200: { description: 'ok' } } } }])),
   });
 
-test('an observe path that a contract path would match fails startup (exit code 2) naming the option; a management port avoids it', async () => {
+test('a configured observe path that a contract path would match fails startup (exit code 2) naming the option; a management port avoids it', async () => {
   const cases: [string[], Record<string, unknown>, RegExp][] = [
-    [['/observe/health'], {}, /^svc\.observe\.healthPath \/observe\/health would shadow a path of the contract; choose another path, or serve health and metrics on a management port \(svc\.observe\.port\)$/],
-    [['/observe/{what}'], {}, /^svc\.observe\.healthPath \/observe\/health would shadow/],
-    [['/{a}/{b}/{c}'], {}, /^svc\.observe\.healthPath \/observe\/health\/live would shadow/],
+    [['/observe/health'], { healthPath: '/observe/health' }, /^svc\.observe\.healthPath \/observe\/health would shadow a path of the contract; choose another path, or serve health and metrics on a management port \(svc\.observe\.port\)$/],
+    [['/ops/{what}'], { healthPath: '/ops/health' }, /^svc\.observe\.healthPath \/ops\/health would shadow/],
+    [['/{a}/{b}/{c}'], { healthPath: '/ops/health' }, /^svc\.observe\.healthPath \/ops\/health\/live would shadow/],
     [['/metrics'], { metricsPath: '/metrics' }, /^svc\.observe\.metricsPath \/metrics would shadow/],
     [['/x'], { metricsPath: '/observe/health/ready' }, /^svc\.observe\.metricsPath \/observe\/health\/ready would shadow another observe endpoint/],
   ];
@@ -144,12 +144,37 @@ test('an observe path that a contract path would match fails startup (exit code 
     assert.match(err.message, message);
   }
   const dir = tempDir({ 'api.json': contract(['/observe/health']) });
-  const app = await serve({ specification: 'api.json', baseDir: dir, missingOperation: 'mock', observe: { port: 0, host: '127.0.0.1' } });
+  const app = await serve({ specification: 'api.json', baseDir: dir, missingOperation: 'mock', observe: { port: 0, host: '127.0.0.1', healthPath: '/observe/health' } });
   try {
     const res = await fetch(`${app.origin}/observe/health`);
     assert.ok(res.status < 300, String(res.status));
     assert.doesNotMatch(await res.text(), /"checks"/, 'the contract operation answers there, not the health probe');
   } finally {
     await app.close();
+  }
+});
+
+test('default observe paths a contract would match are left out with a warning (never shadowing); the others are served', async () => {
+  const dir = tempDir({ 'api.json': contract(['/{a}/{b}/{c}']) });
+  const app = await serve({ specification: 'api.json', baseDir: dir, missingOperation: 'mock' });
+  try {
+    assert.deepEqual(app.logger.lines.filter((l) => l.startsWith('WARN')), [
+      'WARN health not served: svc.observe.healthPath /observe/health/live would shadow a path of the contract; choose another path, or serve health and metrics on a management port (svc.observe.port)',
+    ]);
+    const live = await fetch(`${app.origin}/observe/health/live`);
+    assert.doesNotMatch(await live.text(), /"checks"/, 'the contract answers its own path');
+    assert.equal((await fetch(`${app.origin}/observe/health`)).status, 404, 'all of health is left out, not a part of it');
+    assert.equal((await fetch(`${app.origin}/observe/metrics`)).status, 200, 'metrics shadow nothing here');
+  } finally {
+    await app.close();
+  }
+  const both = tempDir({ 'api.json': contract(['/{a}/{b}']) });
+  const bare = await serve({ specification: 'api.json', baseDir: both, missingOperation: 'mock' });
+  try {
+    const warnings = bare.logger.lines.filter((l) => l.startsWith('WARN'));
+    assert.equal(warnings.length, 2);
+    assert.match(warnings[1]!, /^WARN metrics not served: svc\.observe\.metricsPath \/observe\/metrics would shadow/);
+  } finally {
+    await bare.close();
   }
 });

@@ -36,7 +36,7 @@ function series(name: string, labels: string): string {
   return labels === '' ? name : `${name}{${labels}}`;
 }
 
-/** Collects the lines of one scrape, one metric family after the other. */
+/** Collects the lines of one scrape, one metric family after the other. Values are finite numbers (counts, bytes, seconds). */
 export class Exposition {
   private readonly lines: string[] = [];
 
@@ -46,7 +46,7 @@ export class Exposition {
   }
 
   sample(name: string, labels: string, value: number): this {
-    this.lines.push(`${series(name, labels)} ${formatNumber(value)}`);
+    this.lines.push(`${series(name, labels)} ${value}`);
     return this;
   }
 
@@ -58,7 +58,7 @@ export class Exposition {
       this.lines.push(`${name}_bucket{${labels}${sep}le="${h.buckets[i]}"} ${cumulative}`);
     }
     this.lines.push(`${name}_bucket{${labels}${sep}le="+Inf"} ${h.count}`);
-    this.lines.push(`${series(`${name}_sum`, labels)} ${formatNumber(h.sum)}`);
+    this.lines.push(`${series(`${name}_sum`, labels)} ${h.sum}`);
     this.lines.push(`${series(`${name}_count`, labels)} ${h.count}`);
     return this;
   }
@@ -66,9 +66,4 @@ export class Exposition {
   text(): string {
     return `${this.lines.join('\n')}\n`;
   }
-}
-
-function formatNumber(n: number): string {
-  if (Number.isFinite(n)) return String(n);
-  return Number.isNaN(n) ? 'NaN' : n > 0 ? '+Inf' : '-Inf';
 }

@@ -36,10 +36,6 @@ export class Health {
     this.stopping = true;
   }
 
-  get ready(): boolean {
-    return !this.stopping;
-  }
-
   /** The three probes by path suffix: '' (overall), '/live', '/ready'. */
   probes(): Record<'' | '/live' | '/ready', Probe> {
     const readiness: Probe = (req, res) => (this.stopping ? send(req, res, 503, this.down) : send(req, res, 200, this.up));

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger, LogFormat } from '../log.js';
 import { requestIdOf } from './request-id.js';
 
-/** Status logged for a request whose client went away before the answer was complete (as nginx does). */
+/** Status logged for a request whose client went away before the answer (as nginx does). */
 export const CLIENT_CLOSED = 499;
 
 export type AccessLog = (req: IncomingMessage, res: ServerResponse, operationId: string | undefined, seconds: number, bytes: number) => void;
@@ -15,7 +15,7 @@ export function compileAccessLog(format: LogFormat, logger: Logger): AccessLog {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED;
+    const status = res.destroyed ? CLIENT_CLOSED : res.statusCode;
     const durationMs = Math.round(seconds * 1e6) / 1e3;
     const requestId = requestIdOf(res);
     if (format === 'json') {

@@ -53,7 +53,7 @@ export class OperationMetrics {
 
 export class FacadeMetrics {
   inFlight = 0;
-  /** Requests whose client went away before the answer was complete. */
+  /** Requests whose client went away before the answer. */
   aborted = 0;
   notFound = 0;
   methodNotAllowed = 0;
@@ -92,7 +92,7 @@ export class FacadeMetrics {
     out.family('svc_mock_answers_total', 'counter', 'Requests answered by the mock, by operation.');
     for (const m of ops) if (m.mockAnswers > 0) out.sample('svc_mock_answers_total', m.labels, m.mockAnswers);
     out.family('svc_http_requests_in_flight', 'gauge', 'Requests being served by an operation right now.').sample('svc_http_requests_in_flight', WORKER_LABEL, this.inFlight);
-    out.family('svc_http_requests_aborted_total', 'counter', 'Requests whose client closed the connection before the answer was complete.');
+    out.family('svc_http_requests_aborted_total', 'counter', 'Requests whose client closed the connection before the answer.');
     out.sample('svc_http_requests_aborted_total', WORKER_LABEL, this.aborted);
     out.family('svc_http_unmatched_requests_total', 'counter', 'Requests no operation answers: unknown path (404) or method (405).');
     out.sample('svc_http_unmatched_requests_total', withWorker('status="404"'), this.notFound);

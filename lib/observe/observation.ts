@@ -125,27 +125,30 @@ function countedStages(stages: OperationStages, disposition: Disposition, counts
   return out;
 }
 
+/**
+ * The runtime calls begin() and end() around each answer (no event listener per request): the start time
+ * rides on the response, everything else was made here once.
+ */
 function requestObserver(operationId: string, metrics: FacadeMetrics | undefined, counts: OperationMetrics | undefined, accessLog: AccessLog | undefined): RequestObserver {
-  // One listener function per operation, not one closure per request: it reads the request from `this`.
-  function closed(this: TimedResponse): void {
-    const seconds = (performance.now() - this[STARTED]) / 1000;
-    const finished = this.writableFinished;
-    const bytes = finished && this.req.method !== 'HEAD' ? Number(this.getHeader('content-length') ?? 0) : 0;
-    if (metrics !== undefined) {
-      metrics.inFlight--;
-      if (finished) counts!.answered(this.statusCode, seconds, bytes);
-      else metrics.aborted++;
-    }
-    accessLog?.(this.req, this, operationId, seconds, bytes);
-  }
   return {
     begin(_req, res) {
       if (metrics !== undefined) metrics.inFlight++;
       (res as TimedResponse)[STARTED] = performance.now();
-      res.on('close', closed);
     },
     received(bytes) {
       if (counts !== undefined) counts.requestBytes += bytes;
+    },
+    end(res) {
+      const seconds = (performance.now() - (res as TimedResponse)[STARTED]) / 1000;
+      // A destroyed response went nowhere: its client left before the answer.
+      const delivered = !res.destroyed;
+      const bytes = delivered && res.req.method !== 'HEAD' ? Number(res.getHeader('content-length') ?? 0) : 0;
+      if (metrics !== undefined) {
+        metrics.inFlight--;
+        if (delivered) counts!.answered(res.statusCode, seconds, bytes);
+        else metrics.aborted++;
+      }
+      accessLog?.(res.req, res, operationId, seconds, bytes);
     },
   };
 }

@@ -32,7 +32,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const { check, decode, invoke, serialize, checkResponse } = stages;
   const needsFacts = check !== undefined || decode !== undefined || checkResponse !== undefined;
 
-  const fail = (res: ServerResponse, thrown: unknown): void => {
+  const answerFailure = (res: ServerResponse, thrown: unknown): void => {
     const err = asSvcError(thrown);
     if (err !== undefined && err.status < 500) {
       sendError(res, err, err.status === 413 ? { connection: 'close' } : undefined);
@@ -43,13 +43,21 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     else sendProblem(res, 500, Errors.ROUTE_FAILED.message);
   };
 
+  // Every answer ends in fail() or respond(): the observer (metrics, access log) hears of each one once.
+  const fail = (res: ServerResponse, thrown: unknown): void => {
+    answerFailure(res, thrown);
+    if (observer !== undefined) observer.end(res);
+  };
+
   const respond = (res: ServerResponse, ex: Exchange, facts: RequestFacts | undefined): void => {
     try {
       if (checkResponse !== undefined) checkResponse(ex, facts!);
       writeExchange(res, ex, serialize);
     } catch (err) {
       fail(res, err);
+      return;
     }
+    if (observer !== undefined) observer.end(res);
   };
 
   const run = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, raw: Buffer | undefined): void => {

@@ -21,6 +21,8 @@ export interface RequestObserver {
   begin(req: IncomingMessage, res: ServerResponse): void;
   /** The request body was read: this many bytes. */
   received(bytes: number): void;
+  /** The answer has been written (or could not be: the client is gone). */
+  end(res: ServerResponse): void;
 }
 
 /** What the request said, for stages that look at it before the exchange exists. */

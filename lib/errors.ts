@@ -69,6 +69,7 @@ export const Errors = {
   BINDING_SCAN: def('SVC_BINDING_SCAN', 500, 'bindingPackageScan %s: %s', 1),
   LISTEN_FAILED: def('SVC_LISTEN_FAILED', 500, 'Cannot listen on %s:%s: %s', 1),
   OBSERVE_PATH_CONFLICT: def('SVC_OBSERVE_PATH_CONFLICT', 500, 'svc.observe.%s %s would shadow %s; choose another path, or serve health and metrics on a management port (svc.observe.port)', 2),
+  TYPESCRIPT_LOADER_MISSING: def('SVC_TYPESCRIPT_LOADER_MISSING', 500, '%s: a .ts module needs the package tsx, which is not installed; install it (npm install tsx) or compile the module to .js', 2),
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorName = keyof typeof Errors;
@@ -78,14 +79,17 @@ export class SvcError extends Error {
   readonly status: number;
   readonly exitCode: number;
   readonly errors: Violation[] | undefined;
+  /** Response headers the answer must carry (e.g. `WWW-Authenticate` on a 401). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
-  constructor(d: ErrorDef, args: readonly unknown[] = [], errors?: Violation[]) {
+  constructor(d: ErrorDef, args: readonly unknown[] = [], errors?: Violation[], headers?: Readonly<Record<string, string>>) {
     super(format(d.message, args));
     this.name = 'SvcError';
     this.code = d.code;
     this.status = d.status;
     this.exitCode = d.exitCode ?? 1;
     this.errors = errors;
+    this.headers = headers;
   }
 }
 

@@ -20,6 +20,7 @@ import { compileOperationRuntime, echoBody } from './pipeline/runtime.js';
 import { Observation, type Endpoints } from './observe/observation.js';
 import { assignRequestId } from './observe/request-id.js';
 import { startManagementServer } from './observe/management.js';
+import { consumerStages } from './security/components.js';
 import type { Disposition, Feature, FeatureContext, OperationRuntime, OperationStages } from './pipeline/stages.js';
 
 export type { Disposition } from './pipeline/stages.js';
@@ -59,7 +60,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   const logger = options.logger ?? createLogger(config.observe.logFormat);
   const specification = config.openApi.specification;
   if (!specification) throw svcError(Errors.SPEC_MISSING);
-  checkConsumerComponent(config);
+  const consumer = await consumerStages(config, logger);
   const contract = await loadContract(specification, config.baseDir);
   const basePath = resolveBasePath(contract.doc, { componentBasePath: config.componentBasePath, contextPath: config.rest.contextPath });
   const table = compileOperations(contract);
@@ -105,7 +106,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
     const path = joinPaths(basePath, op.template);
     const route = bus.get(op.id);
     const disposition: Disposition = route ? 'route' : missingOperation === 'mock' ? 'mock' : 'ignored';
-    let stages: OperationStages = { invoke: route ? (ex: Exchange) => route.run(ex) : echoBody };
+    let stages: OperationStages = { ...consumer, invoke: route ? (ex: Exchange) => route.run(ex) : echoBody };
     for (const feature of features) stages = { ...stages, ...feature(op, disposition, ctx) };
     const observed = observation.instrument(op, disposition, stages);
     router.add(op.method, path, compileOperationRuntime(op, observed.stages, ctx, observed.observer), op.queryDiscriminator);
@@ -205,14 +206,4 @@ function assembleFacade(
     startupReport: parts.report,
   };
   return facade;
-}
-
-/** Startup check of SPEC §11: only platform-http is built in, and bearer-token validation is not in this build. */
-function checkConsumerComponent(config: FacadeConfig): void {
-  const component = config.rest.component ?? 'platform-http';
-  if (component !== 'platform-http') throw svcError(Errors.UNKNOWN_COMPONENT, component);
-  if (config.endpointProperties.oauthProfile !== undefined) {
-    // Fail closed: accepting the option without enforcing it would leave every operation open.
-    throw svcError(Errors.OAUTH_UNSUPPORTED, `${component}: bearer-token validation is not available in this build`);
-  }
 }

@@ -22,6 +22,10 @@ export type { Operation, Parameter } from './contract/operations.js';
 export type { Logger, LogFields, LogFormat } from './log.js';
 export { consoleLogger, createLogger, silentLogger } from './log.js';
 export { negotiateMediaType } from './http/negotiation.js';
+export { registerConsumerComponent } from './security/components.js';
+export type { ConsumerComponent, ConsumerComponentFactory, ConsumerComponentOptions } from './security/components.js';
+export type { TokenValidationResult } from './security/bearer.js';
+export type { Authenticate } from './pipeline/stages.js';
 
 /** A plain configuration object for embedders. */
 export interface FacadeObjectConfig extends OpenApiOptions {

@@ -1,28 +1,51 @@
 #!/usr/bin/env node
-// Benchmarks the built facade against a bare node:http server answering the same response, in the same run,
-// with autocannon on loopback; loads alternate between the two for several rounds and medians are reported. Prints req/s, p99 latency and RSS of each, and the facade/bare ratios; then
-// the startup time of the largest corpus contracts to first answer.
+// Benchmarks the built facade against a bare node:http server answering the same response (or, for a scenario
+// with a `baseline`, against the facade without the feature measured) and, where a scenario names one, a peer (Fastify + fastify-openapi-glue, or Prism's mock) on the same contract, in the
+// same run, with autocannon on loopback; loads alternate between the servers for several rounds and medians
+// are reported. Prints req/s, p99 latency and RSS of each, and the ratios; then start-to-first-answer and
+// idle RSS of the Petstore (facade, peer, bare) and of the largest corpus contracts.
 //
 //   npm run bench                                  all scenarios: 3 rounds of 3 s per server
-//   node scripts/bench.mjs --only route --rounds 5 --duration 5
+//   node scripts/bench.mjs --only login --rounds 5 --duration 5     scenarios whose key or name contains "login"
+//   node scripts/bench.mjs --only startup          only the startup figures
+//   node scripts/bench.mjs --no-peers              without the peers (no install of scripts/bench/peers)
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prepareOAuth, verifyOAuth } from './bench/oauth.mjs';
+import { ensurePeers, PEERS_DIR } from './bench/peers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bench = (name) => join(root, 'scripts/bench', name);
 const main = join(root, 'dist/main.js');
 
 const PET_JSON = '{"id":1,"name":"doggie","status":"available","photoUrls":[]}';
+const SESSION_JSON = '"session-1"';
+const VALIDATING = { SVC_REST_CLIENTREQUESTVALIDATION: 'true' };
 const PET_XML = '<?xml version="1.0" encoding="UTF-8"?><pet><id>1</id><name>doggie</name><photoUrls></photoUrls><status>available</status></pet>';
+
+/** Peers, started from scripts/bench/peers/; `path` maps the facade's request path to the peer's. */
+const PEERS = {
+  glue: { name: 'fastify-openapi-glue', command: () => bench('glue-server.mjs'), args: [] },
+  // Prism serves the contract's paths without the server URL's base path.
+  prism: { name: 'prism mock', command: () => join(PEERS_DIR, 'node_modules/.bin/prism'), args: ['mock', '-h', '127.0.0.1', '-p', '0', bench('mock-contract.yaml')], path: (p) => p.replace(/^\/api\/v3/, '') },
+};
 
 /**
  * Each scenario: the facade's config files, the request, and the response the bare server gives back
- * (the same bytes the facade should answer), so the ratio compares like with like.
+ * (the same bytes the facade, and the peer if any, answer), so the ratios compare like with like.
  */
+/** A Petstore scenario with request validation on, against fastify-openapi-glue; the routes answer JSON. */
+const againstGlue = (name, key, request, body) => ({ name, key, files: [bench('route.yaml')], env: VALIDATING, peer: 'glue', request, expect: { status: 200, type: 'application/json', body } });
+
 export const SCENARIOS = [
+  againstGlue('a: GET /pet/1, route, validation on', 'peer-a', { method: 'GET', path: '/api/v3/pet/1' }, PET_JSON),
+  // addPet has no route in route.yaml, so the facade answers with the body it was sent.
+  againstGlue('b: POST /pet (valid Pet, body validated)', 'peer-b', { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON }, PET_JSON),
+  againstGlue('c: GET /user/login?username=a&password=b, validation on', 'peer-c', { method: 'GET', path: '/api/v3/user/login?username=a&password=b' }, SESSION_JSON),
   {
     name: 'route: GET, YAML setBody constant JSON',
     key: 'route',
@@ -34,6 +57,7 @@ export const SCENARIOS = [
     name: 'mock: GET, example from the contract',
     key: 'mock',
     files: [bench('mock.yaml')],
+    peer: 'prism',
     request: { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/json' } },
     expect: { status: 200, type: 'application/json', body: PET_JSON },
   },
@@ -52,15 +76,6 @@ export const SCENARIOS = [
     expect: { status: 200, type: 'application/xml', body: PET_XML },
   },
   {
-    // addPet has no route in route.yaml, so the facade answers with the body it was sent.
-    name: 'POST /pet validation on',
-    key: 'validation-on',
-    files: [bench('route.yaml')],
-    env: { SVC_REST_CLIENTREQUESTVALIDATION: 'true' },
-    request: { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
-  },
-  {
     name: 'POST /pet validation off',
     key: 'validation-off',
     files: [bench('route.yaml')],
@@ -69,19 +84,39 @@ export const SCENARIOS = [
     expect: { status: 200, type: 'application/json', body: PET_JSON },
   },
   {
-    // The cost of metrics (on by default): the same facade and route with metrics off is the baseline here.
+    // Compared with the same route served without a profile (baseline), not with the bare server.
+    name: 'GET with a valid RS256 token',
+    key: 'oauth',
+    files: [bench('route.yaml')],
+    prepare: prepareOAuth,
+    verify: verifyOAuth,
+    baseline: { files: [bench('route.yaml')] },
+    request: { method: 'GET', path: '/api/v3/pet/1' },
+    expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
+  {
+    // The cost of metrics (on by default): the same route with metrics off is the baseline.
     name: 'metrics cost: GET route, metrics on vs off',
     key: 'metrics',
     files: [bench('route.yaml')],
-    baseline: { label: 'metrics off', env: { SVC_OBSERVE_METRICS: 'false' } },
+    baseline: { files: [bench('route.yaml')], env: { SVC_OBSERVE_METRICS: 'false' }, label: 'metrics off' },
     request: { method: 'GET', path: '/api/v3/pet/1' },
     expect: { status: 200, type: 'application/json', body: PET_JSON },
   },
 ];
 
+/**
+ * Start to first answer and idle RSS. The contract cache (SVC_CONTRACT_CACHE) is off for the `cold` runs;
+ * `warm` runs share a fresh cache directory, filled by the first of them.
+ */
+const CACHE_DIR = join(tmpdir(), `svc-facade-bench-cache-${process.pid}`);
 const STARTUP = [
-  { name: 'github-rest-2020 (JSON, 3.0 MB, 623 ops)', files: [bench('github.yaml')], path: '/meta' },
-  { name: 'apisguru-stripe-2020-08-27 (YAML, 2.8 MB, 384 ops)', files: [bench('stripe-yaml.yaml')], path: '/v1/balance' },
+  { name: 'Petstore, validation on: facade', command: main, args: [bench('route.yaml')], env: VALIDATING, path: '/api/v3/pet/1' },
+  { name: 'Petstore, validation on: fastify-openapi-glue', peer: 'glue', path: '/api/v3/pet/1' },
+  { name: 'Petstore: bare node:http', command: bench('bare-server.mjs'), args: [], path: '/api/v3/pet/1' },
+  { name: 'github-rest-2020 (JSON, 3.0 MB, 623 ops)', command: main, args: [bench('github.yaml')], env: { SVC_CONTRACT_CACHE: 'off' }, path: '/meta' },
+  { name: 'stripe-2020-08-27 (YAML, 2.8 MB, 384 ops), cold', command: main, args: [bench('stripe-yaml.yaml')], env: { SVC_CONTRACT_CACHE: 'off' }, path: '/v1/balance' },
+  { name: 'stripe-2020-08-27 (YAML, 2.8 MB, 384 ops), cached', command: main, args: [bench('stripe-yaml.yaml')], env: { SVC_CONTRACT_CACHE: CACHE_DIR }, path: '/v1/balance' },
 ];
 
 const args = process.argv.slice(2);
@@ -93,21 +128,25 @@ const duration = Number(opt('duration', 3));
 const rounds = Number(opt('rounds', 3));
 const connections = Number(opt('connections', 50));
 const only = opt('only', undefined);
+const withPeers = !args.includes('--no-peers');
+const selected = (key, name) => only === undefined || key.includes(only) || name.includes(only);
 
 function start(command, commandArgs, env = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [command, ...commandArgs], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`timeout starting ${command}: ${err || out}`)), 20_000);
-    child.stdout.on('data', (d) => {
+    const timer = setTimeout(() => reject(new Error(`timeout starting ${command}: ${err || out}`)), 30_000);
+    const onData = (d) => {
       out += d;
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
+        child.stdout.off('data', onData).resume(); // keep draining (Prism logs every request)
         resolve({ child, port: Number(m[1]) });
       }
-    });
+    };
+    child.stdout.on('data', onData);
     child.stderr.on('data', (d) => (err += d));
     child.on('exit', (code) => reject(new Error(`${command} exited ${code}: ${err}`)));
   });
@@ -135,46 +174,58 @@ async function load(port, request, pid) {
   return { rps: result.requests.average, p99: result.latency.p99, cpu: cpuPerRequest, non2xx: result.non2xx, errors: result.errors + result.timeouts };
 }
 
-async function check(port, scenario) {
-  const { method, path, headers, body } = scenario.request;
+/** Every server must answer the scenario's status with the same bytes, or the ratios mean nothing. */
+async function check(port, request, scenario, who) {
+  const { method, path, headers, body } = request;
   const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers, body });
   const text = await res.text();
-  if (res.status !== scenario.expect.status) throw new Error(`${scenario.name}: expected ${scenario.expect.status}, got ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status !== scenario.expect.status) throw new Error(`${scenario.name} (${who}): expected ${scenario.expect.status}, got ${res.status}: ${text.slice(0, 300)}`);
+  if (text !== scenario.expect.body) throw new Error(`${scenario.name} (${who}): expected the body ${scenario.expect.body}, got ${text.slice(0, 300)}`);
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Bare and facade run side by side; their loads alternate for `rounds` rounds and the medians count. */
+function startPeer(key) {
+  const peer = PEERS[key];
+  return start(peer.command(), peer.args);
+}
+
+/**
+ * Bare, facade and the peer (if any) run side by side; their loads alternate for `rounds` rounds and the
+ * medians count.
+ */
 async function compare(scenario) {
   const bareEnv = { BARE_STATUS: String(scenario.expect.status), BARE_TYPE: scenario.expect.type, BARE_BODY: scenario.expect.body };
-  const facadeArgs = [...scenario.files, '--port', '0', '--host', '127.0.0.1'];
-  const bare = scenario.baseline ? await start(main, facadeArgs, scenario.baseline.env) : await start(bench('bare-server.mjs'), [], bareEnv);
-  const facade = await start(main, facadeArgs, scenario.env ?? {}).catch((err) => {
-    bare.child.kill('SIGTERM');
-    throw err;
-  });
+  if (scenario.prepare) await scenario.prepare(scenario);
+  const peer = withPeers && scenario.peer !== undefined ? PEERS[scenario.peer] : undefined;
+  const systems = [
+    scenario.baseline
+      ? { name: 'bare', label: scenario.baseline.label ?? 'base (no feature)', request: scenario.request, start: () => start(main, [...scenario.baseline.files, '--port', '0', '--host', '127.0.0.1'], scenario.baseline.env ?? {}) }
+      : { name: 'bare', request: scenario.request, start: () => start(bench('bare-server.mjs'), [], bareEnv) },
+    { name: 'facade', request: scenario.request, start: () => start(main, [...scenario.files, '--port', '0', '--host', '127.0.0.1'], scenario.env ?? {}) },
+    ...(peer ? [{ name: 'peer', label: peer.name, request: { ...scenario.request, path: peer.path?.(scenario.request.path) ?? scenario.request.path }, start: () => startPeer(scenario.peer) }] : []),
+  ];
+  const running = [];
   try {
-    await check(bare.port, scenario);
-    await check(facade.port, scenario);
-    const runs = { bare: [], facade: [] };
-    for (let r = 0; r < rounds; r++) {
-      runs.bare.push(await load(bare.port, scenario.request, bare.child.pid));
-      runs.facade.push(await load(facade.port, scenario.request, facade.child.pid));
+    for (const system of systems) running.push({ ...system, ...(await system.start()), runs: [] });
+    for (const s of running) await check(s.port, s.request, scenario, s.name);
+    if (scenario.verify) await scenario.verify(running[1].port);
+    for (let r = 0; r < rounds; r++) for (const s of running) s.runs.push(await load(s.port, s.request, s.child.pid));
+    const result = {};
+    for (const s of running) {
+      result[s.name] = {
+        label: s.label ?? s.name,
+        rps: median(s.runs.map((x) => x.rps)),
+        p99: median(s.runs.map((x) => x.p99)),
+        cpu: median(s.runs.map((x) => x.cpu)),
+        errors: s.runs.reduce((n, x) => n + x.errors + x.non2xx, 0),
+        rss: rssMiB(s.child.pid),
+        ratios: s.runs.map((x, i) => x.rps / running[0].runs[i].rps),
+      };
     }
-    const summarize = (list, pid) => ({
-      rps: median(list.map((x) => x.rps)),
-      p99: median(list.map((x) => x.p99)),
-      cpu: median(list.map((x) => x.cpu)),
-      errors: list.reduce((n, x) => n + x.errors + x.non2xx, 0),
-      rss: rssMiB(pid),
-      ratios: [],
-    });
-    const result = { bare: summarize(runs.bare, bare.child.pid), facade: summarize(runs.facade, facade.child.pid) };
-    result.facade.ratios = runs.facade.map((x, i) => x.rps / runs.bare[i].rps);
     return result;
   } finally {
-    bare.child.kill('SIGTERM');
-    facade.child.kill('SIGTERM');
+    for (const s of running) s.child.kill('SIGTERM');
   }
 }
 
@@ -183,35 +234,59 @@ const fmt = (n, d = 0) => n.toFixed(d).padStart(9);
 async function runScenarios() {
   const rows = [];
   for (const s of SCENARIOS) {
-    if (only && s.key !== only) continue;
-    const { bare, facade } = await compare(s);
-    rows.push({ s, bare, facade });
-    console.log(`\n${s.name}  (${connections} connections, ${rounds} x ${duration} s each, medians${s.baseline ? `; "bare" here is the facade with ${s.baseline.label}` : ''})`);
-    console.log(`             req/s   p99 ms   RSS MiB  CPU µs/req   errors`);
-    console.log(`  bare   ${fmt(bare.rps)} ${fmt(bare.p99)} ${fmt(bare.rss, 1)} ${fmt(bare.cpu, 1)}    ${fmt(bare.errors)}`);
-    console.log(`  facade ${fmt(facade.rps)} ${fmt(facade.p99)} ${fmt(facade.rss, 1)} ${fmt(facade.cpu, 1)}    ${fmt(facade.errors)}`);
-    console.log(`  ratio  ${fmt(facade.rps / bare.rps, 2)} ${fmt(facade.p99 / Math.max(bare.p99, 1), 2)} ${fmt(facade.rss / bare.rss, 2)} ${fmt(bare.cpu / facade.cpu, 2)}    (facade / bare; CPU as bare/facade; req/s per round: ${facade.ratios.map((r) => r.toFixed(2)).join(' ')})`);
+    if (!selected(s.key, s.name)) continue;
+    const result = await compare(s);
+    const { bare, facade, peer } = result;
+    rows.push({ s, bare, facade, peer });
+    console.log(`\n${s.name}  (${connections} connections, ${rounds} x ${duration} s each, interleaved, medians)`);
+    console.log(`                           req/s   p99 ms   RSS MiB  CPU µs/req   errors`);
+    for (const x of [bare, facade, peer]) if (x) console.log(`  ${x.label.padEnd(22)} ${fmt(x.rps)} ${fmt(x.p99)} ${fmt(x.rss, 1)} ${fmt(x.cpu, 1)}    ${fmt(x.errors)}`);
+    console.log(`  ratio facade/bare      ${fmt(facade.rps / bare.rps, 2)} ${fmt(facade.p99 / Math.max(bare.p99, 1), 2)} ${fmt(facade.rss / bare.rss, 2)} ${fmt(bare.cpu / facade.cpu, 2)}    (CPU as bare/facade; req/s per round: ${facade.ratios.map((r) => r.toFixed(2)).join(' ')})`);
+    if (peer) console.log(`  ratio peer/bare        ${fmt(peer.rps / bare.rps, 2)} ${fmt(peer.p99 / Math.max(bare.p99, 1), 2)} ${fmt(peer.rss / bare.rss, 2)} ${fmt(bare.cpu / peer.cpu, 2)}    (req/s per round: ${peer.ratios.map((r) => r.toFixed(2)).join(' ')})`);
+    if (peer) console.log(`  ratio facade/peer      ${fmt(facade.rps / peer.rps, 2)} ${fmt(facade.p99 / Math.max(peer.p99, 1), 2)} ${fmt(facade.rss / peer.rss, 2)} ${fmt(peer.cpu / facade.cpu, 2)}`);
   }
   return rows;
 }
 
-async function startupTimes() {
-  console.log('\nstartup to first answer');
-  for (const s of STARTUP) {
-    const t0 = performance.now();
-    const { child, port } = await start(main, [...s.files, '--port', '0', '--host', '127.0.0.1']);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}${s.path}`);
-      await res.arrayBuffer();
-      const ms = performance.now() - t0;
-      console.log(`  ${s.name.padEnd(48)} ${fmt(ms)} ms  (status ${res.status}, RSS ${rssMiB(child.pid).toFixed(1)} MiB)`);
-    } finally {
-      child.kill('SIGTERM');
-    }
+/** One start: the time from spawning to the first answer, then the RSS after a second of idling. */
+async function startOnce(s) {
+  const t0 = performance.now();
+  const peer = s.peer === undefined ? undefined : PEERS[s.peer];
+  const args = peer ? peer.args : [...s.args, ...(s.command === main ? ['--port', '0', '--host', '127.0.0.1'] : [])];
+  const { child, port } = await start(peer ? peer.command() : s.command, args, s.env ?? {});
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}${s.path}`);
+    await res.arrayBuffer();
+    const ms = performance.now() - t0;
+    // CPU time the server used to get there: steadier than wall time when the machine is busy.
+    const cpu = cpuMicros(child.pid) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    return { ms, cpu, status: res.status, rss: rssMiB(child.pid) };
+  } finally {
+    child.kill('SIGTERM');
   }
 }
 
+async function startupTimes() {
+  console.log(`\nstart to first answer (wall time, and the server's CPU time), idle RSS (medians of ${rounds} starts)`);
+  rmSync(CACHE_DIR, { recursive: true, force: true });
+  try {
+    for (const s of STARTUP) {
+      if (s.peer !== undefined && !withPeers) continue;
+      const runs = [];
+      for (let r = 0; r < rounds; r++) runs.push(await startOnce(s));
+      console.log(`  ${s.name.padEnd(56)} ${fmt(median(runs.map((x) => x.ms)))} ms ${fmt(median(runs.map((x) => x.cpu)))} ms CPU ${fmt(median(runs.map((x) => x.rss)), 1)} MiB  (status ${runs[0].status})`);
+    }
+  } finally {
+    rmSync(CACHE_DIR, { recursive: true, force: true });
+  }
+}
+
+if (withPeers && (SCENARIOS.some((s) => s.peer && selected(s.key, s.name)) || selected('startup', 'startup'))) ensurePeers();
 const rows = await runScenarios();
-if (!only) await startupTimes();
-console.log('\nsummary: req/s ratio facade/bare (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
-for (const { s, bare, facade } of rows) console.log(`  ${s.name.padEnd(48)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})`);
+if (selected('startup', 'startup')) await startupTimes();
+console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
+for (const { s, bare, facade, peer } of rows) {
+  const peerPart = peer ? `  ${peer.label} ${(peer.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / peer.rps).toFixed(2)}` : '';
+  console.log(`  ${s.name.padEnd(56)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})${peerPart}`);
+}

@@ -80,8 +80,8 @@ function moduleFiles(dir: string): string[] {
 }
 
 async function importModule(file: string): Promise<Record<string, unknown>> {
+  if (file.endsWith('.ts')) await ensureTypeScriptLoader(file);
   try {
-    if (file.endsWith('.ts')) await ensureTypeScriptLoader();
     return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (err) {
     throw svcError(Errors.BINDING_SCAN, file, `cannot import: ${String((err as Error)?.message ?? err).split('\n')[0]}`);

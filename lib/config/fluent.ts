@@ -31,6 +31,8 @@ export class RestConfigurationDefinition {
     this.config.endpointProperties[key] = value;
     return this;
   }
+  /** The OAuth profile every operation enforces (endpoint property `oauthProfile`, SPEC §11). */
+  oauthProfile(name: string): this { return this.endpointProperty('oauthProfile', name); }
   /** Classes for body binding, passed directly (SPEC §9). */
   bindingClasses(...classes: Function[]): this {
     this.config.bindingClasses.push(...classes);
@@ -70,6 +72,32 @@ export class ObserveDefinition {
   drainDelay(duration: number | string): this { return this.set('drainDelay', duration); }
   logFormat(format: ObserveOptions['logFormat']): this { return this.set('logFormat', format); }
   accessLog(on: boolean): this { return this.set('accessLog', on); }
+}
+
+/** `svc.oauth.<profile>.*` (SPEC §11), one chainable method per key; lists take several arguments. */
+export class OAuthProfileDefinition {
+  private readonly keys: Record<string, string>;
+
+  constructor(config: FacadeConfig, name: string) {
+    this.keys = config.oauth[name] ??= {};
+  }
+
+  private set(key: string, value: string | number | readonly string[]): this {
+    this.keys[key] = Array.isArray(value) ? value.join(',') : String(value);
+    return this;
+  }
+
+  issuer(issuer: string): this { return this.set('issuer', issuer); }
+  jwksUri(uri: string): this { return this.set('jwks-uri', uri); }
+  jwksFile(path: string): this { return this.set('jwks-file', path); }
+  publicKeyFile(path: string): this { return this.set('public-key-file', path); }
+  secret(secret: string): this { return this.set('secret', secret); }
+  audience(...audiences: string[]): this { return this.set('audience', audiences); }
+  algorithms(...algorithms: string[]): this { return this.set('algorithms', algorithms); }
+  clockTolerance(seconds: number): this { return this.set('clock-tolerance', seconds); }
+  requiredScopes(...scopes: string[]): this { return this.set('required-scopes', scopes); }
+  jwksCooldown(seconds: number): this { return this.set('jwks-cooldown', seconds); }
+  jwksMaxAge(seconds: number): this { return this.set('jwks-max-age', seconds); }
 }
 
 export class RouteDefinitionBuilder {
@@ -136,6 +164,11 @@ export abstract class RouteBuilder {
 
   observe(): ObserveDefinition {
     return new ObserveDefinition(this.current.config, this.current.source);
+  }
+
+  /** Defines OAuth profile `name`, as `svc.oauth.<name>.*` properties would. */
+  oauth(name: string): OAuthProfileDefinition {
+    return new OAuthProfileDefinition(this.current.config, name);
   }
 
   /** `from('direct:getPetById')` starts a route; `from('rest-openapi:spec?...')` configures the consumer. */

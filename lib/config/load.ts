@@ -60,7 +60,7 @@ function readText(file: string): string {
 
 /** A module whose default export is a RouteBuilder subclass or instance. */
 async function applyModule(config: FacadeConfig, file: string): Promise<void> {
-  if (/\.m?ts$/.test(file)) await ensureTypeScriptLoader();
+  if (/\.m?ts$/.test(file)) await ensureTypeScriptLoader(file);
   let mod: { default?: unknown };
   try {
     mod = (await import(pathToFileURL(file).href)) as { default?: unknown };

@@ -1,5 +1,6 @@
 // JSON or YAML, decided by content rather than file extension (SPEC §2).
 import { parse as parseYaml } from 'yaml';
+import { cachedParse } from './cache.js';
 
 export function parseDocument(text: string): unknown {
   const start = text.search(/\S/);
@@ -10,6 +11,8 @@ export function parseDocument(text: string): unknown {
       // Flow-style YAML also starts with a brace; let the YAML parser have the last word.
     }
   }
-  // maxAliasCount bounds alias expansion ("billion laughs" in YAML).
-  return parseYaml(text, { maxAliasCount: 1000, prettyErrors: false });
+  return cachedParse(text, parseYamlText);
 }
+
+// maxAliasCount bounds alias expansion ("billion laughs" in YAML).
+const parseYamlText = (text: string): unknown => parseYaml(text, { maxAliasCount: 1000, prettyErrors: false });

@@ -5,7 +5,9 @@ import { compileQueryDefaults } from '../contract/defaults.js';
 import type { Operation } from '../contract/operations.js';
 import { Errors, SvcError, type ErrorDef } from '../errors.js';
 import { hasBody, readBody } from '../http/body.js';
+import { takeAuthorization } from '../http/credentials.js';
 import { sendError, sendProblem } from '../http/problem.js';
+import { parseQuery } from '../http/query.js';
 import { writeExchange } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from '../routes/exchange.js';
@@ -29,7 +31,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const sharedProperties = { [PropertyNames.OPENAPI]: ctx.contract.doc, [PropertyNames.OPERATION_ID]: op.id };
   const prefixLength = ctx.basePath === '/' ? 0 : ctx.basePath.length;
   const queryDefaults = compileQueryDefaults(op, ctx.contract);
-  const { check, decode, invoke, serialize, checkResponse } = stages;
+  const { authenticate, check, decode, invoke, serialize, checkResponse } = stages;
   const needsFacts = check !== undefined || decode !== undefined || checkResponse !== undefined;
 
   const answerFailure = (res: ServerResponse, thrown: unknown): void => {
@@ -60,26 +62,34 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     if (observer !== undefined) observer.end(res);
   };
 
-  const run = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, raw: Buffer | undefined): void => {
+  // A refused request is answered at once; a body it announced is never read, so the connection closes.
+  const refuse = (req: IncomingMessage, res: ServerResponse, thrown: unknown): void => {
+    const err = asSvcError(thrown);
+    if (err === undefined) return fail(res, thrown);
+    sendError(res, err, hasBody(req) ? { ...err.headers, connection: 'close' } : err.headers);
+    if (observer !== undefined) observer.end(res);
+  };
+
+  const run = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, raw: Buffer | undefined, token: unknown): void => {
     let ex: Exchange;
     let facts: RequestFacts | undefined;
     try {
+      // Parsed once: validation reads the pairs, the exchange headers are built from them.
+      const queryPairs = parseQuery(query);
       if (needsFacts) {
         const pathParams: Record<string, string | undefined> = {};
         for (let i = 0; i < names.length; i++) pathParams[names[i]!] = params[PARAM_KEYS[i]!];
-        facts = { req, path, query, pathParams, raw };
+        facts = { req, path, query, queryPairs, pathParams, raw };
         if (check !== undefined) check(facts);
       }
       const headers = Headers.fromRequest(req.headers);
       for (let i = 0; i < names.length; i++) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
-      if (query !== '') {
-        for (const [k, v] of new URLSearchParams(query)) {
-          // A path parameter keeps the value the router matched (and validation checked): the query cannot
-          // replace it, in any letter case (header names are case-insensitive).
-          if (isInternalName(k) || isPathParameter(names, k)) continue;
-          const prev = headers.get(k);
-          headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
-        }
+      for (const [k, v] of queryPairs) {
+        // A path parameter keeps the value the router matched (and validation checked): the query cannot
+        // replace it, in any letter case (header names are case-insensitive).
+        if (isInternalName(k) || isPathParameter(names, k)) continue;
+        const prev = headers.get(k);
+        headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
       }
       for (const [name, value] of queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
       // After the query: a query parameter cannot replace the request id or the trace context.
@@ -89,6 +99,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       headers.setIncoming(URI, path);
       headers.setIncoming(QUERY, query);
       ex = new Exchange(headers, undefined, req, sharedProperties);
+      if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);
       else ex.message.body = rawBodyValue(raw, req.headers['content-type']);
       const pending = invoke(ex);
@@ -106,15 +117,35 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     respond(res, ex, facts);
   };
 
+  const receive = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, token: unknown): void => {
+    if (!hasBody(req)) return run(req, res, params, names, path, query, undefined, token);
+    readBody(req, maxBodySize, (err, raw) => {
+      if (err !== undefined) return fail(res, err);
+      if (observer !== undefined) observer.received(raw!.length);
+      run(req, res, params, names, path, query, raw, token);
+    });
+  };
+
+  if (authenticate === undefined) {
+    return {
+      serve(req, res, params, names, path, query) {
+        if (observer !== undefined) observer.begin(req, res);
+        receive(req, res, params, names, path, query, undefined);
+      },
+    };
+  }
   return {
     serve(req, res, params, names, path, query) {
       if (observer !== undefined) observer.begin(req, res);
-      if (!hasBody(req)) return run(req, res, params, names, path, query, undefined);
-      readBody(req, maxBodySize, (err, raw) => {
-        if (err !== undefined) return fail(res, err);
-        if (observer !== undefined) observer.received(raw!.length);
-        run(req, res, params, names, path, query, raw);
-      });
+      let token: unknown;
+      try {
+        token = authenticate(takeAuthorization(req), req);
+      } catch (err) {
+        return refuse(req, res, err);
+      }
+      // Only a token not seen before waits (keys to fetch or a signature to check); a cached one goes on at once.
+      if (token instanceof Promise) token.then((t: unknown) => receive(req, res, params, names, path, query, t), (err: unknown) => refuse(req, res, err));
+      else receive(req, res, params, names, path, query, token);
     },
   };
 }

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FacadeConfig, ServerOptions } from '../config/model.js';
 import type { Contract } from '../contract/load.js';
 import type { Operation } from '../contract/operations.js';
+import type { Pairs } from '../http/query.js';
 import type { BodySerializer } from '../http/respond.js';
 import type { Logger } from '../log.js';
 import type { Exchange } from '../routes/exchange.js';
@@ -32,6 +33,8 @@ export interface RequestFacts {
   path: string;
   /** The raw query string, without `?`. */
   query: string;
+  /** The query decoded into pairs, once per request. */
+  queryPairs: Pairs;
   /** Path parameters by their contract names, percent-decoded once. */
   pathParams: Record<string, string | undefined>;
   /** The request body bytes, if any. */
@@ -41,10 +44,19 @@ export interface RequestFacts {
 }
 
 /**
- * One operation's request pipeline, in order: check (validation; throws SvcError) → decode (sets the
+ * Admits or refuses a request from its head alone, before the body is read (bearer tokens, SPEC §11). It
+ * gets the Authorization field(s), already removed from the request (a list when the client sent several).
+ * Returns the value the route sees as property `SvcOAuthTokenValidationResult` (a promise only when it must
+ * wait, e.g. for keys); throws or rejects with an SvcError (and its headers) to refuse the request.
+ */
+export type Authenticate = (authorization: string | readonly string[] | undefined, req: IncomingMessage) => unknown;
+
+/**
+ * One operation's request pipeline, in order: authenticate (before the body is read) → check (validation; throws SvcError) → decode (sets the
  * exchange body from the raw bytes; binding) → invoke (route, mock or echo) → checkResponse → serialize.
  */
 export interface OperationStages {
+  authenticate?: Authenticate;
   check?: (facts: RequestFacts) => void;
   decode?: (facts: RequestFacts, ex: Exchange) => void;
   invoke: (ex: Exchange) => void | Promise<void>;

@@ -46,8 +46,12 @@ function compileFunction(expr: string): Evaluator {
       case 'header':
       case 'headers':
         return (ex) => ex.message.headers.get(arg);
-      case 'exchangeProperty':
-        return (ex) => ex.properties[arg];
+      case 'exchangeProperty': {
+        // Camel's OGNL form: a property, then a path into its value (`exchangeProperty.SvcOAuthTokenValidationResult.subject`).
+        const [name, ...path] = arg.split('.');
+        if (path.length === 0) return (ex) => ex.properties[arg];
+        return (ex) => (arg in ex.properties ? ex.properties[arg] : walk(ex.properties[name!], path));
+      }
       default:
         return () => process.env[arg];
     }

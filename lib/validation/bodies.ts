@@ -11,7 +11,8 @@ import { essence, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js
 import { setOwn } from '../objects.js';
 import { shapeOf, type ValueShape } from './coerce.js';
 import { boundaryOf, MultipartError, parseMultipart, type Part } from './multipart.js';
-import { fromPairs, objectOf, parseQuery, type Pairs } from './parameters.js';
+import { parseQuery, type Pairs } from '../http/query.js';
+import { fromPairs, objectOf } from './parameters.js';
 import type { Direction, SchemaCheck, SchemaCompiler } from './schemas.js';
 import { pointerOf, type Violations } from './violations.js';
 

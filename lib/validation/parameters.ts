@@ -17,17 +17,11 @@ import type { Operation, Parameter } from '../contract/operations.js';
 import type { RefResolver } from '../contract/refs.js';
 import type { RequestFacts } from '../pipeline/stages.js';
 import { isJsonMediaType } from '../http/negotiation.js';
+import type { Pairs } from '../http/query.js';
 import { setOwn } from '../objects.js';
 import { shapeOf, type ValueShape } from './coerce.js';
 import type { SchemaCheck, SchemaCompiler } from './schemas.js';
 import { pointerOf, type Violations } from './violations.js';
-
-/** Decoded `[name, value]` pairs of a query string, a Cookie header or a form body, in order. */
-export type Pairs = readonly (readonly [string, string])[];
-
-export function parseQuery(query: string): Pairs {
-  return query === '' ? [] : [...new URLSearchParams(query)];
-}
 
 export function parseCookies(header: string | undefined): Pairs {
   if (!header) return [];
@@ -68,16 +62,23 @@ export function fromPairs(pairs: Pairs, name: string, style: string, explode: bo
       return entries.length === 0 ? undefined : objectOf(entries, shape);
     }
   }
-  const values = pairs.filter(([k]) => k === name).map(([, v]) => v);
-  if (values.length === 0) return undefined;
+  // Per request: the usual single value is found without building arrays.
+  let first: string | undefined;
+  let repeated: string[] | undefined;
+  for (const [k, v] of pairs) {
+    if (k !== name) continue;
+    if (first === undefined) first = v;
+    else (repeated ??= [first]).push(v);
+  }
+  if (first === undefined) return undefined;
   const delimiter = DELIMITERS[style] ?? ',';
   if (shape.kind === 'array') {
-    const items = explode ? values : values[0]!.split(delimiter);
+    const items = explode ? (repeated ?? [first]) : first.split(delimiter);
     return items.map((v) => shape.item().scalar(v));
   }
-  if (shape.kind === 'object') return objectOf(alternating(values[0]!.split(delimiter)), shape);
+  if (shape.kind === 'object') return objectOf(alternating(first.split(delimiter)), shape);
   // Repeated primitive: keep every value, so the schema check reports the array rather than dropping data.
-  return values.length === 1 ? shape.scalar(values[0]!) : values.map((v) => shape.scalar(v));
+  return repeated === undefined ? shape.scalar(first) : repeated.map((v) => shape.scalar(v));
 }
 
 /** A value that cannot be read as its style or content type says; reported as it is. */
@@ -155,15 +156,14 @@ interface Reader {
   read(facts: RequestFacts, sources: Sources): unknown;
 }
 
-/** Query pairs and cookies are parsed at most once per request, and only when a parameter needs them. */
+/** Cookies are parsed at most once per request, and only when a parameter needs them; the query was parsed by the runtime. */
 class Sources {
-  private queryPairs: Pairs | undefined;
   private cookiePairs: Pairs | undefined;
 
   constructor(private readonly facts: RequestFacts) {}
 
   get query(): Pairs {
-    return (this.queryPairs ??= parseQuery(this.facts.query));
+    return this.facts.queryPairs;
   }
 
   get cookies(): Pairs {

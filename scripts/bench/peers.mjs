@@ -1,16 +1,17 @@
 // The bench's peers (Fastify and its plugins, ...) live in their own package under scripts/bench/peers/, so
 // `npm install && npm start` stays lean: they are installed there on demand, the first time a bench needs them.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const PEERS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'peers');
 
-/** Installs the peers package's dependencies unless they are there already. */
+/** Installs the peers package's dependencies unless all of them are there already (one added later counts). */
 export function ensurePeers() {
-  if (existsSync(join(PEERS_DIR, 'node_modules', '.package-lock.json'))) return;
+  const { dependencies } = JSON.parse(readFileSync(join(PEERS_DIR, 'package.json'), 'utf8'));
+  if (Object.keys(dependencies).every((name) => existsSync(join(PEERS_DIR, 'node_modules', name, 'package.json')))) return;
   console.log('bench: installing the peers (scripts/bench/peers) ...');
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: PEERS_DIR, stdio: 'inherit' });
 }

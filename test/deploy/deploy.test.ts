@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { createFacade, silentLogger } from '../../lib/index.js';
@@ -88,6 +88,14 @@ test('Dockerfile: multi-stage, production dependencies only, not root, exec-form
   const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
   for (const needed of ['lib', 'spec', 'svc-mock', 'package.json', 'package-lock.json', 'tsconfig.json', 'config.yaml']) assert.ok(!ignored.includes(needed), `${needed} is in the build context`);
   for (const kept of ['node_modules', '.git', 'dist']) assert.ok(ignored.includes(kept), `${kept} stays out of the build context`);
+  // Everything the build stage copies is in the context (a `!` line brings back one file of an ignored folder).
+  for (const line of INSTRUCTIONS.filter((l) => /^COPY (?!--from)/.test(l))) {
+    for (const source of line.split(/\s+/).slice(1, -1)) {
+      assert.ok(existsSync(join(ROOT, source)), `${source} exists`);
+      const excluded = ignored.some((i) => source === i || source.startsWith(`${i}/`));
+      assert.ok(!excluded || ignored.includes(`!${source}`), `${source} is in the build context`);
+    }
+  }
 });
 
 test("Dockerfile HEALTHCHECK: its command passes against a serving facade and fails once it has stopped", async () => {

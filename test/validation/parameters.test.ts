@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { RefResolver } from '../../lib/contract/refs.js';
 import { shapeOf } from '../../lib/validation/coerce.js';
-import { fromPairs, fromString, parseCookies, parseQuery, Unreadable } from '../../lib/validation/parameters.js';
+import { parseQuery } from '../../lib/http/query.js';
+import { fromPairs, fromString, parseCookies, Unreadable } from '../../lib/validation/parameters.js';
 import { CORPUS, type Running } from '../helpers.js';
 import { call, serveContract, where } from './fixtures.js';
 

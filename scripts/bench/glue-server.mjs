@@ -1,0 +1,30 @@
+// The peer: Fastify with fastify-openapi-glue on the same Petstore contract, request validation on (Fastify
+// compiles the contract's parameter and body schemas with ajv), answering the same bytes as the facade's
+// bench routes. Installed on demand under scripts/bench/peers/ (see peers.mjs).
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { importPeer } from './peers.mjs';
+
+const { default: Fastify } = await importPeer('fastify');
+const { default: openapiGlue } = await importPeer('fastify-openapi-glue');
+
+const PET_JSON = '{"id":1,"name":"doggie","status":"available","photoUrls":[]}';
+const SESSION_JSON = '"session-1"';
+
+// Strings are sent as they are (no response-schema serialization), so the bytes match the facade's.
+const serviceHandlers = {
+  getPetById: (_req, reply) => reply.type('application/json').send(PET_JSON),
+  addPet: (req, reply) => reply.type('application/json').send(JSON.stringify(req.body)),
+  loginUser: (_req, reply) => reply.type('application/json').send(SESSION_JSON),
+};
+
+// The Petstore carries vendor keywords (x-swagger-router-model); ajv must let them be, as the facade does.
+const app = Fastify({ logger: false, ajv: { customOptions: { strict: false } } });
+app.register(openapiGlue, {
+  specification: join(fileURLToPath(import.meta.url), '../../../spec/petstore-v3.json'),
+  serviceHandlers,
+  prefix: '/api/v3',
+});
+const address = await app.listen({ port: 0, host: '127.0.0.1' });
+process.stdout.write(`listening on ${address}\n`);
+process.on('SIGTERM', () => app.close().then(() => process.exit(0)));

@@ -70,6 +70,7 @@ export const Errors = {
   OAUTH_PROFILE: def('SVC_OAUTH_PROFILE', 500, 'OAuth profile %s: %s', 1),
   BINDING_SCAN: def('SVC_BINDING_SCAN', 500, 'bindingPackageScan %s: %s', 1),
   LISTEN_FAILED: def('SVC_LISTEN_FAILED', 500, 'Cannot listen on %s:%s: %s', 1),
+  OBSERVE_PATH_CONFLICT: def('SVC_OBSERVE_PATH_CONFLICT', 500, 'svc.observe.%s %s would shadow %s; choose another path, or serve health and metrics on a management port (svc.observe.port)', 2),
   TYPESCRIPT_LOADER_MISSING: def('SVC_TYPESCRIPT_LOADER_MISSING', 500, '%s: a .ts module needs the package tsx, which is not installed; install it (npm install tsx) or compile the module to .js', 2),
 } as const satisfies Record<string, ErrorDef>;
 
@@ -109,6 +110,8 @@ export interface ProblemBody {
   status: number;
   detail: string;
   errors?: Violation[];
+  /** The request id (X-Request-Id) of the request answered with this problem. */
+  instance?: string;
 }
 
 /** RFC 9457 body for a status and detail text. */

@@ -11,13 +11,16 @@ import { compileStaticProblem } from './http/problem.js';
 import { pickCandidate, Router } from './http/router.js';
 import { closeGracefully, createHttpServer, listen } from './http/server.js';
 import { registerSpecEndpoints } from './http/spec-endpoint.js';
-import { consoleLogger, type Logger } from './log.js';
+import { createLogger, type Logger } from './log.js';
 import { mockFeature } from './mock/mock.js';
 import { createBackendContext, type BackendContext } from './routes/backend/context.js';
 import { DirectBus } from './routes/bus.js';
 import type { Exchange } from './routes/exchange.js';
 import { compileRoute } from './routes/steps.js';
 import { compileOperationRuntime, echoBody } from './pipeline/runtime.js';
+import { Observation, type Endpoints } from './observe/observation.js';
+import { assignRequestId } from './observe/request-id.js';
+import { startManagementServer } from './observe/management.js';
 import { consumerStages } from './security/components.js';
 import type { Disposition, Feature, FeatureContext, OperationRuntime, OperationStages } from './pipeline/stages.js';
 
@@ -44,6 +47,8 @@ export interface Facade {
   readonly contract: Contract;
   readonly server: Server | undefined;
   readonly serverOptions: ServerOptions;
+  /** Where health and metrics are served when `svc.observe.port` is set (after listen()). */
+  readonly managementAddress: AddressInfo | undefined;
   /** Startup lines: one per operation, plus notes on skipped webhooks/callbacks and ignored operations. */
   readonly startupReport: readonly string[];
 }
@@ -53,7 +58,7 @@ export interface BuildOptions {
 }
 
 export async function buildFacade(config: FacadeConfig, options: BuildOptions = {}): Promise<Facade> {
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? createLogger(config.observe.logFormat);
   const specification = config.openApi.specification;
   if (!specification) throw svcError(Errors.SPEC_MISSING);
   const consumer = await consumerStages(config, logger);
@@ -91,6 +96,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   const operations: ServedOperation[] = [];
   const report: string[] = [];
   const ctx: FeatureContext = { config, contract, basePath, logger, serverOptions };
+  const observation = new Observation(config, logger);
   // Validation (ajv for two dialects) is imported only when it is on: that is a tenth of a second of startup.
   const validating = config.rest.clientRequestValidation === true || config.rest.clientResponseValidation === true;
   const features: Feature[] = [
@@ -104,7 +110,8 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
     const disposition: Disposition = route ? 'route' : missingOperation === 'mock' ? 'mock' : 'ignored';
     let stages: OperationStages = { ...consumer, invoke: route ? (ex: Exchange) => route.run(ex) : echoBody, streamsRequestBody: route?.streamsRequestBody === true };
     for (const feature of features) stages = { ...stages, ...feature(op, disposition, ctx) };
-    router.add(op.method, path, compileOperationRuntime(op, stages, ctx), op.queryDiscriminator);
+    const observed = observation.instrument(op, disposition, stages);
+    router.add(op.method, path, compileOperationRuntime(op, observed.stages, ctx, observed.observer), op.queryDiscriminator);
     operations.push({ operation: op, path, endpoint: `direct:${op.id}`, disposition });
     report.push(`${op.method} ${joinPaths(basePath, op.path)} -> direct:${op.id} [${disposition}]`);
   }
@@ -113,8 +120,10 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   if (missing.length > 0 && missingOperation === 'ignore') logger.warn(`missingOperation=ignore: ${missing.length} operation(s) have no route and echo the request: ${missing.map((id) => `direct:${id}`).join(', ')}`);
 
   registerSpecEndpoints(router, ctx);
+  const endpoints = observation.endpoints(operations.length, operations.filter((o) => o.disposition === 'route').length);
+  if (observation.options.port === undefined) observation.mount(router, endpoints);
 
-  return assembleFacade(router, { contract, basePath, operations, report, serverOptions, backends });
+  return assembleFacade(router, { contract, basePath, operations, report, serverOptions, backends, observation, endpoints });
 }
 
 const notFound = compileStaticProblem(Errors.NOT_FOUND);
@@ -135,7 +144,7 @@ function originForm(target: string): string {
 
 function assembleFacade(
   router: Router<OperationRuntime>,
-  parts: { contract: Contract; basePath: string; operations: ServedOperation[]; report: string[]; serverOptions: ServerOptions; backends: BackendContext },
+  parts: { contract: Contract; basePath: string; operations: ServedOperation[]; report: string[]; serverOptions: ServerOptions; backends: BackendContext; observation: Observation; endpoints: Endpoints },
 ): Facade {
   const dispatch = (req: IncomingMessage, res: ServerResponse, next: ((err?: unknown) => void) | undefined): void => {
     const url = originForm(req.url ?? '/');
@@ -144,32 +153,47 @@ function assembleFacade(
     const query = q === -1 ? '' : url.slice(q + 1);
     const match = router.find(path);
     if (match === undefined) {
-      if (next) next();
-      else notFound(res);
+      if (next) return next();
+      assignRequestId(req, res);
+      notFound(res);
+      observation.unmatched(req, res, 404);
       return;
     }
+    assignRequestId(req, res);
     let candidates = match.entry.byMethod[req.method ?? 'GET'];
     if (candidates === undefined && req.method === 'HEAD') candidates = match.entry.byMethod.GET;
     if (candidates === undefined) {
       methodNotAllowed(res, { allow: match.entry.allow });
+      observation.unmatched(req, res, 405);
       return;
     }
     const chosen = pickCandidate(candidates, query);
     chosen.target.serve(req, res, match.params, chosen.paramNames, path, query);
   };
+  const { observation } = parts;
   let server: Server | undefined;
+  let management: Server | undefined;
   const facade: Facade = {
     handler: (req, res) => dispatch(req, res, undefined),
     middleware: (req, res, next) => dispatch(req, res, next),
     async listen(port = parts.serverOptions.port, host = parts.serverOptions.host) {
       server ??= createHttpServer(facade.handler, parts.serverOptions);
-      return listen(server, port, host);
+      const address = await listen(server, port, host);
+      const { port: managementPort, host: managementHost = host } = observation.options;
+      if (managementPort !== undefined) management ??= await startManagementServer(parts.endpoints, managementPort, managementHost, parts.serverOptions);
+      return address;
     },
     start() {
       return facade.listen();
     },
     async stop() {
+      // Not ready from now on; the listener stays open for the drain delay so a load balancer sees it first.
+      observation.drain();
+      const delay = observation.options.drainDelay;
+      if (server?.listening && delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       if (server) await closeGracefully(server, parts.serverOptions.shutdownTimeout);
+      if (management) await closeGracefully(management, parts.serverOptions.shutdownTimeout);
+      observation.stop();
       parts.backends.close();
     },
     operations: parts.operations,
@@ -179,6 +203,9 @@ function assembleFacade(
       return server;
     },
     serverOptions: parts.serverOptions,
+    get managementAddress() {
+      return management?.address() as AddressInfo | undefined;
+    },
     startupReport: parts.report,
   };
   return facade;

@@ -1,6 +1,6 @@
 // Public API of svc-facade for embedders.
 import { loadConfigFiles, toRouteBuilder } from './config/load.js';
-import { emptyConfig, setOption, type FacadeConfig, type OpenApiOptions } from './config/model.js';
+import { emptyConfig, setOption, setOptions, type FacadeConfig, type OpenApiOptions } from './config/model.js';
 import { applyEnvironment } from './config/env.js';
 import { applyProperty } from './config/properties.js';
 import { applyRestConfiguration } from './config/yaml-dsl.js';
@@ -15,12 +15,12 @@ export type { Facade, ServedOperation, Disposition } from './facade.js';
 export { Exchange, Headers, HeaderNames, PropertyNames } from './routes/exchange.js';
 export type { Message } from './routes/exchange.js';
 export type { Expression, StepDefinition, RouteDefinition } from './routes/steps.js';
-export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions } from './config/model.js';
+export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions, ObserveOptions } from './config/model.js';
 export { Errors, SvcError } from './errors.js';
 export type { ErrorDef, Violation, ProblemBody } from './errors.js';
 export type { Operation, Parameter } from './contract/operations.js';
-export type { Logger } from './log.js';
-export { consoleLogger, silentLogger } from './log.js';
+export type { Logger, LogFields, LogFormat } from './log.js';
+export { consoleLogger, createLogger, silentLogger } from './log.js';
 export { negotiateMediaType } from './http/negotiation.js';
 export { registerConsumerComponent } from './security/components.js';
 export type { ConsumerComponent, ConsumerComponentFactory, ConsumerComponentOptions } from './security/components.js';
@@ -33,6 +33,8 @@ export interface FacadeObjectConfig extends OpenApiOptions {
   server?: Record<string, unknown>;
   /** Defaults for `to: http(s)://` backends (`svc.backend.*`). */
   backend?: Record<string, unknown>;
+  /** Health, metrics and log options (`svc.observe.*`). */
+  observe?: Record<string, unknown>;
   /** `svc.component.rest-openapi.base-path`. */
   basePath?: string;
   /** Routes by operation id (or `direct:<name>`): a function run as a `process` step, or a list of steps. */
@@ -77,11 +79,12 @@ async function configFrom(input: FacadeInput, env: NodeJS.ProcessEnv): Promise<F
 function configFromObject(input: FacadeObjectConfig, env: NodeJS.ProcessEnv): FacadeConfig {
   const source = 'createFacade()';
   const config = emptyConfig(input.baseDir ?? process.cwd());
-  const { restConfiguration, server, backend, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
+  const { restConfiguration, server, backend, observe, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
   for (const [k, v] of Object.entries(openApi)) if (v !== undefined) setOption(config, 'openApi', k, v, source);
   if (restConfiguration) applyRestConfiguration(config, restConfiguration, source);
   for (const [k, v] of Object.entries(server ?? {})) setOption(config, 'server', k, v, source);
-  for (const [k, v] of Object.entries(backend ?? {})) setOption(config, 'backend', k, v, source);
+  if (backend) setOptions(config, 'backend', backend, source);
+  if (observe) setOptions(config, 'observe', observe, source);
   if (basePath !== undefined) config.componentBasePath = basePath;
   for (const [name, route] of Object.entries(routes ?? {})) {
     const from = name.startsWith('direct:') ? name : `direct:${name}`;

@@ -2,11 +2,12 @@
 // The CLI: `svc-facade [--port N] [--host H] [--dev] FILE...` (SPEC §1).
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { loadConfigFiles } from './config/load.js';
 import { setOption } from './config/model.js';
 import { Errors, SvcError, svcError } from './errors.js';
 import { buildFacade } from './facade.js';
-import { consoleLogger, silentLogger } from './log.js';
+import { consoleLogger, createLogger, silentLogger } from './log.js';
 
 const USAGE = `Usage: svc-facade [options] FILE...
 
@@ -66,7 +67,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const workers = config.server.workers ?? 1;
   if (workers > 1 && cluster.isPrimary) {
     // Fail fast and once: the contract and routes are checked here, before any worker starts.
-    await buildFacade(config, { logger: silentLogger });
+    await (await buildFacade(config, { logger: silentLogger })).stop();
     let stopping = false;
     const stopAll = (): void => {
       stopping = true;
@@ -82,18 +83,25 @@ async function main(argv: readonly string[]): Promise<void> {
     process.on('SIGTERM', stopAll).on('SIGINT', stopAll);
     return;
   }
-  const facade = await buildFacade(config);
+  // One format for every line: with svc.observe.logFormat=json the listing is JSON lines too.
+  const logger = createLogger(config.observe.logFormat);
+  const facade = await buildFacade(config, { logger });
   const quiet = cluster.isWorker && cluster.worker?.id !== 1;
-  if (!quiet) for (const line of facade.startupReport) process.stdout.write(`${line}\n`);
+  if (!quiet) for (const line of facade.startupReport) logger.info(line);
   const address = await facade.listen();
   const stop = (): void => {
     facade.stop().then(() => process.exit(0));
   };
   // Before the line that says it is ready: a supervisor may signal as soon as it reads it.
   process.once('SIGTERM', stop).once('SIGINT', stop);
-  // An IPv6 address goes in brackets, so the printed line is a usable URL (RFC 3986 §3.2.2).
+  if (!quiet && facade.managementAddress) logger.info(`health and metrics on ${url(facade.managementAddress)}`);
+  if (!quiet) logger.info(`listening on ${url(address)}`);
+}
+
+// An IPv6 address goes in brackets, so the printed line is a usable URL (RFC 3986 §3.2.2).
+function url(address: AddressInfo): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  if (!quiet) process.stdout.write(`listening on http://${host}:${address.port}\n`);
+  return `http://${host}:${address.port}`;
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -114,6 +114,15 @@ export const SCENARIOS = [
     request: { method: 'GET', path: '/api/v3/pet/1' },
     expect: { status: 200, type: 'application/json', body: PET_JSON },
   },
+  {
+    // The cost of metrics (on by default): the same route with metrics off is the baseline.
+    name: 'metrics cost: GET route, metrics on vs off',
+    key: 'metrics',
+    files: [bench('route.yaml')],
+    baseline: { files: [bench('route.yaml')], env: { SVC_OBSERVE_METRICS: 'false' }, label: 'metrics off' },
+    request: { method: 'GET', path: '/api/v3/pet/1' },
+    expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
 ];
 
 /**
@@ -213,7 +222,7 @@ async function compare(scenario) {
   const peer = withPeers && scenario.peer !== undefined ? PEERS[scenario.peer] : undefined;
   const systems = [
     scenario.baseline
-      ? { name: 'bare', label: 'base (no feature)', request: scenario.request, start: () => start(main, [...scenario.baseline.files, '--port', '0', '--host', '127.0.0.1'], scenario.baseline.env ?? {}) }
+      ? { name: 'bare', label: scenario.baseline.label ?? 'base (no feature)', request: scenario.request, start: () => start(main, [...scenario.baseline.files, '--port', '0', '--host', '127.0.0.1'], scenario.baseline.env ?? {}) }
       : { name: 'bare', request: scenario.request, start: () => start(bench('bare-server.mjs'), [], bareEnv) },
     { name: 'facade', request: scenario.request, start: () => start(main, [...scenario.files, '--port', '0', '--host', '127.0.0.1'], scenario.env ?? {}) },
     ...(peer ? [{ name: 'peer', label: peer.name, request: { ...scenario.request, path: peer.path?.(scenario.request.path) ?? scenario.request.path }, start: () => startPeer(scenario.peer) }] : []),

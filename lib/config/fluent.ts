@@ -2,7 +2,7 @@
 import { Errors, svcError } from '../errors.js';
 import type { Exchange } from '../routes/exchange.js';
 import type { Expression, RouteDefinition } from '../routes/steps.js';
-import { setOption, type FacadeConfig, type OpenApiOptions, type RestOptions } from './model.js';
+import { setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions } from './model.js';
 import { applyConsumerUri, applyOpenApi } from './yaml-dsl.js';
 
 export const constant = (value: unknown): Expression => ({ constant: value });
@@ -53,6 +53,26 @@ export class OpenApiDefinition {
   apiContextPath(path: string): this { return this.set('apiContextPath', path); }
   mockIncludePattern(pattern: string): this { return this.set('mockIncludePattern', pattern); }
   mockDynamic(enabled = true): this { return this.set('mockDynamic', enabled); }
+}
+
+/** `this.observe()`: health, metrics and log options (`svc.observe.*`). */
+export class ObserveDefinition {
+  constructor(private readonly config: FacadeConfig, private readonly source: string) {}
+
+  private set(name: keyof ObserveOptions, value: unknown): this {
+    setOption(this.config, 'observe', name, value, this.source);
+    return this;
+  }
+
+  health(on: boolean): this { return this.set('health', on); }
+  healthPath(path: string): this { return this.set('healthPath', path); }
+  metrics(on: boolean): this { return this.set('metrics', on); }
+  metricsPath(path: string): this { return this.set('metricsPath', path); }
+  port(port: number): this { return this.set('port', port); }
+  host(host: string): this { return this.set('host', host); }
+  drainDelay(duration: number | string): this { return this.set('drainDelay', duration); }
+  logFormat(format: ObserveOptions['logFormat']): this { return this.set('logFormat', format); }
+  accessLog(on: boolean): this { return this.set('accessLog', on); }
 }
 
 /** `svc.oauth.<profile>.*` (SPEC §11), one chainable method per key; lists take several arguments. */
@@ -142,6 +162,10 @@ export abstract class RouteBuilder {
   rest(): { openApi(): OpenApiDefinition } {
     const { config, source } = this.current;
     return { openApi: () => new OpenApiDefinition(config, source) };
+  }
+
+  observe(): ObserveDefinition {
+    return new ObserveDefinition(this.current.config, this.current.source);
   }
 
   /** Defines OAuth profile `name`, as `svc.oauth.<name>.*` properties would. */

@@ -57,6 +57,18 @@ export const OPTION_TABLE = {
     maxResponseSize: { kind: 'size' },
     trustedProxies: str,
   },
+  // Operations (lib/observe/): health, metrics, request logs.
+  observe: {
+    health: bool,
+    healthPath: path,
+    metrics: bool,
+    metricsPath: path,
+    port: { kind: 'int', min: 0, max: 65535 },
+    host: str,
+    drainDelay: duration,
+    logFormat: enumOf('text', 'json'),
+    accessLog: bool,
+  },
 } as const satisfies Record<string, Record<string, OptionType>>;
 
 export type Section = keyof typeof OPTION_TABLE;
@@ -103,11 +115,39 @@ export const SERVER_DEFAULTS: ServerOptions = {
   workers: 1,
 };
 
+export interface ObserveOptions {
+  health: boolean;
+  healthPath: string;
+  metrics: boolean;
+  metricsPath: string;
+  /** A separate management port for health and metrics; unset: served on the main port. */
+  port: number | undefined;
+  /** Management listen address; unset: `svc.server.host`. */
+  host: string | undefined;
+  /** How long a graceful stop answers ready with 503 before the listener closes. */
+  drainDelay: number;
+  logFormat: 'text' | 'json';
+  accessLog: boolean;
+}
+
+export const OBSERVE_DEFAULTS: ObserveOptions = {
+  health: true,
+  healthPath: '/observe/health',
+  metrics: true,
+  metricsPath: '/observe/metrics',
+  port: undefined,
+  host: undefined,
+  drainDelay: 0,
+  logFormat: 'text',
+  accessLog: false,
+};
+
 export interface FacadeConfig {
   rest: RestOptions;
   openApi: OpenApiOptions;
   server: Partial<ServerOptions>;
   backend: Partial<BackendOptions>;
+  observe: Partial<ObserveOptions>;
   /** `svc.component.rest-openapi.base-path`. */
   componentBasePath?: string;
   /** Rest configuration `endpointProperty` entries (e.g. `oauthProfile`). */
@@ -124,7 +164,7 @@ export interface FacadeConfig {
 }
 
 export function emptyConfig(baseDir: string = process.cwd()): FacadeConfig {
-  return { rest: {}, openApi: {}, server: {}, backend: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
+  return { rest: {}, openApi: {}, server: {}, backend: {}, observe: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
 }
 
 /** Finds the canonical option name for camelCase, kebab-case or SNAKE_CASE spellings; undefined if unknown. */
@@ -145,6 +185,11 @@ export function setOption(config: FacadeConfig, section: Section, name: string, 
   const coerced = coerce(type, value);
   if (coerced === undefined) throw svcError(Errors.CONFIG_INVALID, source, qualified(section, key), JSON.stringify(value) ?? String(value), describe(type));
   (config[section] as Record<string, unknown>)[key] = coerced;
+}
+
+/** Sets every option of an object (a YAML/XML element or a plain object) in one section. */
+export function setOptions(config: FacadeConfig, section: Section, values: Readonly<Record<string, unknown>>, source: string): void {
+  for (const [name, value] of Object.entries(values)) setOption(config, section, name, value, source);
 }
 
 function qualified(section: Section, name: string): string {

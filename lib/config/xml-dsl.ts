@@ -2,7 +2,7 @@
 // Parsed with saxes into a small element tree; DOCTYPEs are refused, so no entity is ever expanded.
 import { SaxesParser } from 'saxes';
 import { Errors, svcError } from '../errors.js';
-import { type FacadeConfig } from './model.js';
+import { setOptions, type FacadeConfig } from './model.js';
 import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 import { applyConsumerUri, applyOpenApi, applyRestConfiguration, routeDefinition } from './yaml-dsl.js';
 
@@ -60,8 +60,11 @@ export function applyXmlDsl(config: FacadeConfig, text: string, file: string, lo
       case 'route':
         applyRoute(config, el, file);
         break;
+      case 'observe':
+        setOptions(config, 'observe', el.attributes, file);
+        break;
       default:
-        throw svcError(Errors.CONFIG_UNKNOWN, file, `<${el.name}>`, 'restConfiguration, rest, route');
+        throw svcError(Errors.CONFIG_UNKNOWN, file, `<${el.name}>`, 'restConfiguration, rest, route, observe');
     }
   }
 }

@@ -3,10 +3,10 @@ import { dirname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { Errors, svcError } from '../errors.js';
 import type { Expression, RouteDefinition, StepDefinition } from '../routes/steps.js';
-import { setOption, type FacadeConfig } from './model.js';
+import { setOption, setOptions, type FacadeConfig } from './model.js';
 import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 
-const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from'];
+const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from', 'observe'];
 const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to'];
 const EXPRESSIONS = ['constant', 'simple', 'json'];
 /** Keys Camel allows on any route or step (kept for compatibility; they change nothing here). */
@@ -50,6 +50,8 @@ function applyItem(config: FacadeConfig, key: string, value: unknown, file: stri
     }
     case 'from':
       return applyFrom(config, expectObj(value, file, key), file);
+    case 'observe':
+      return setOptions(config, 'observe', expectObj(value, file, key), file);
     default:
       throw svcError(Errors.CONFIG_UNKNOWN, file, key, TOP_LEVEL.join(', '));
   }

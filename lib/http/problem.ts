@@ -1,6 +1,7 @@
 // Problem responses (RFC 9457, SPEC §6): every error the facade itself answers goes through here.
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { problemBody, type ErrorDef, type SvcError, type Violation } from '../errors.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../observe/request-id.js';
 
 const PROBLEM_TYPE = 'application/problem+json';
 
@@ -23,7 +24,13 @@ function sendProblemBody(res: ServerResponse, status: number, body: string, head
     res.destroy();
     return;
   }
+  // A failed answer may have set headers before it threw (writeHead merges them): the problem carries only
+  // its own, the server's (Connection during a graceful stop) and the request id, which names this
+  // occurrence of the problem (RFC 9457 `instance`).
+  for (const name of res.getHeaderNames()) if (name !== REQUEST_ID_HEADER && name !== 'connection') res.removeHeader(name);
+  const id = requestIdOf(res);
+  const text = id === undefined ? body : `${body.slice(0, -1)},"instance":${JSON.stringify(id)}}`;
   // The reason phrase is explicit: a writeHead that threw earlier (a route's invalid header) may have left its own.
-  res.writeHead(status, STATUS_CODES[status] ?? 'Error', { ...headers, 'content-type': PROBLEM_TYPE, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  res.writeHead(status, STATUS_CODES[status] ?? 'Error', { ...headers, 'content-type': PROBLEM_TYPE, 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }

@@ -11,8 +11,9 @@ import { parseQuery } from '../http/query.js';
 import { writeExchange } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from '../routes/exchange.js';
+import { requestIdOf, tagExchange } from '../observe/request-id.js';
 import { wholeBody } from '../routes/streamed-body.js';
-import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts } from './stages.js';
+import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from './stages.js';
 
 /** Operations that no route handles under `ignore`: the body comes back as it was sent (200, or 204 empty). */
 export function echoBody(ex: Exchange): void {
@@ -25,7 +26,7 @@ const PATH = HeaderNames.PATH.toLowerCase();
 const URI = HeaderNames.URI.toLowerCase();
 const QUERY = HeaderNames.QUERY.toLowerCase();
 
-export function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: FeatureContext): OperationRuntime {
+export function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: FeatureContext, observer?: RequestObserver): OperationRuntime {
   const { logger } = ctx;
   const maxBodySize = ctx.serverOptions.maxBodySize;
   const sharedProperties = { [PropertyNames.OPENAPI]: ctx.contract.doc, [PropertyNames.OPERATION_ID]: op.id };
@@ -36,15 +37,21 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   // Decided here, once: the body goes to the backend as it arrives unless a stage needs its bytes first.
   const streamsBody = stages.streamsRequestBody === true && check === undefined && decode === undefined;
 
-  const fail = (res: ServerResponse, thrown: unknown): void => {
+  const answerFailure = (res: ServerResponse, thrown: unknown): void => {
     const err = asSvcError(thrown);
     if (err !== undefined && err.status < 500) {
       sendError(res, err, err.status === 413 ? { connection: 'close' } : undefined);
       return;
     }
-    logger.error(`${op.method} ${op.path} (direct:${op.id}) failed: ${describeThrown(thrown)}`);
+    logger.error(`${op.method} ${op.path} (direct:${op.id}) failed: ${describeThrown(thrown)}`, { requestId: requestIdOf(res) });
     if (err !== undefined && !STARTUP_CODES.has(err.code)) sendError(res, err);
     else sendProblem(res, 500, Errors.ROUTE_FAILED.message);
+  };
+
+  // Every answer ends in fail() or respond(): the observer (metrics, access log) hears of each one once.
+  const fail = (res: ServerResponse, thrown: unknown): void => {
+    answerFailure(res, thrown);
+    if (observer !== undefined) observer.end(res);
   };
 
   const respond = (res: ServerResponse, ex: Exchange, facts: RequestFacts | undefined): void => {
@@ -64,7 +71,9 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       writeExchange(res, ex, serialize);
     } catch (err) {
       fail(res, err);
+      return;
     }
+    if (observer !== undefined) observer.end(res);
   };
 
   // A refused request is answered at once; a body it announced is never read, so the connection closes.
@@ -72,6 +81,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     const err = asSvcError(thrown);
     if (err === undefined) return fail(res, thrown);
     sendError(res, err, hasBody(req) ? { ...err.headers, connection: 'close' } : err.headers);
+    if (observer !== undefined) observer.end(res);
   };
 
   const run = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, raw: Buffer | undefined, token: unknown): void => {
@@ -96,6 +106,8 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
         headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
       }
       for (const [name, value] of queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
+      // After the query: a query parameter cannot replace the request id or the trace context.
+      tagExchange(req, res, headers);
       headers.setIncoming(METHOD, req.method);
       headers.setIncoming(PATH, path.slice(prefixLength));
       headers.setIncoming(URI, path);
@@ -122,12 +134,24 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
 
   const receive = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, token: unknown): void => {
     if (streamsBody || !hasBody(req)) return run(req, res, params, names, path, query, undefined, token);
-    readBody(req, maxBodySize, (err, raw) => (err === undefined ? run(req, res, params, names, path, query, raw, token) : fail(res, err)));
+    readBody(req, maxBodySize, (err, raw) => {
+      if (err !== undefined) return fail(res, err);
+      if (observer !== undefined) observer.received(raw!.length);
+      run(req, res, params, names, path, query, raw, token);
+    });
   };
 
-  if (authenticate === undefined) return { serve: (req, res, params, names, path, query) => receive(req, res, params, names, path, query, undefined) };
+  if (authenticate === undefined) {
+    return {
+      serve(req, res, params, names, path, query) {
+        if (observer !== undefined) observer.begin(req, res);
+        receive(req, res, params, names, path, query, undefined);
+      },
+    };
+  }
   return {
     serve(req, res, params, names, path, query) {
+      if (observer !== undefined) observer.begin(req, res);
       let token: unknown;
       try {
         token = authenticate(takeAuthorization(req), req);

@@ -16,6 +16,16 @@ export interface OperationRuntime {
   serve(req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, paramNames: readonly string[], path: string, query: string): void;
 }
 
+/** An operation's per-request hook (metrics, access log; lib/observe/), compiled once. */
+export interface RequestObserver {
+  /** The request reached the operation (before its body is read). */
+  begin(req: IncomingMessage, res: ServerResponse): void;
+  /** The request body was read: this many bytes. */
+  received(bytes: number): void;
+  /** The answer has been written (or could not be: the client is gone). */
+  end(res: ServerResponse): void;
+}
+
 /** What the request said, for stages that look at it before the exchange exists. */
 export interface RequestFacts {
   req: IncomingMessage;

@@ -1,5 +1,6 @@
 // Route definitions (what the YAML DSL and the fluent API produce) compiled into step functions, once.
-import type { Logger } from '../log.js';
+import type { LogFields, Logger } from '../log.js';
+import { REQUEST_ID_HEADER } from '../observe/request-id.js';
 import { compileBackendStep } from './backend.js';
 import type { BackendContext } from './backend/context.js';
 import type { DirectBus, Route } from './bus.js';
@@ -97,7 +98,7 @@ function compileStep(step: StepDefinition, ctx: StepContext, last: boolean): Ste
     case 'log': {
       const message = compileSimple(step.message);
       const prefix = `[${step.loggerName ?? routeName}] `;
-      return (ex) => logger.info(prefix + asText(message(ex)));
+      return (ex) => logger.info(prefix + asText(message(ex)), requestFields(ex));
     }
     case 'to':
       return compileTo(step.uri, step.parameters, ctx, last);
@@ -118,7 +119,7 @@ function compileTo(uri: string, parameters: Record<string, unknown> | undefined,
   }
   if (uri.startsWith('log:')) {
     const prefix = `[${uri.slice(4).split('?')[0]}] `;
-    return (ex) => logger.info(prefix + asText(ex.message.body));
+    return (ex) => logger.info(prefix + asText(ex.message.body), requestFields(ex));
   }
   if (/^https?:\/\//i.test(uri)) {
     const backend = compileBackendStep(uri, parameters, ctx.backends, last);
@@ -126,6 +127,12 @@ function compileTo(uri: string, parameters: Record<string, unknown> | undefined,
     return backend.run;
   }
   throw new Error(`unsupported endpoint ${uri} (allowed: direct:, log:, http://, https://)`);
+}
+
+/** Log lines of a request carry its id (X-Request-Id, given or made by the facade). */
+function requestFields(ex: Exchange): LogFields | undefined {
+  const id = ex.message.headers.get(REQUEST_ID_HEADER);
+  return typeof id === 'string' ? { requestId: id } : undefined;
 }
 
 function deepFreeze<T>(value: T): T {

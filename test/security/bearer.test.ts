@@ -46,7 +46,7 @@ const RSA_PROFILE = { issuer: ISSUER, audience: AUDIENCE, 'public-key-file': joi
 async function get(running: Running, headers: Record<string, string> = {}) {
   const res = await fetch(`${running.origin}${PET}`, { headers });
   const text = await res.text();
-  return { status: res.status, challenge: res.headers.get('www-authenticate'), type: res.headers.get('content-type'), body: JSON.parse(text) as Record<string, unknown> };
+  return { status: res.status, challenge: res.headers.get('www-authenticate'), type: res.headers.get('content-type'), requestId: res.headers.get('x-request-id'), body: JSON.parse(text) as Record<string, unknown> };
 }
 
 test('a valid token reaches the route as SvcOAuthTokenValidationResult; the Authorization header does not', async () => {
@@ -103,7 +103,7 @@ test('no Authorization header: 401 with WWW-Authenticate: Bearer and a problem b
     assert.equal(res.status, 401);
     assert.equal(res.challenge, 'Bearer');
     assert.equal(res.type, 'application/problem+json');
-    assert.deepEqual(res.body, { type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'The request has no bearer token.' });
+    assert.deepEqual(res.body, { type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'The request has no bearer token.', instance: res.requestId });
   } finally {
     await running.close();
   }
@@ -164,7 +164,7 @@ test('tokens that fail verification: 401 with WWW-Authenticate: Bearer error="in
       const res = await get(running, { authorization: `Bearer ${jwt}` });
       assert.equal(res.status, 401, name);
       assert.equal(res.challenge, `Bearer error="invalid_token", error_description="${description}"`, name);
-      assert.deepEqual(res.body, { type: 'about:blank', title: 'Unauthorized', status: 401, detail: description }, name);
+      assert.deepEqual(res.body, { type: 'about:blank', title: 'Unauthorized', status: 401, detail: description, instance: res.requestId }, name);
     }
   } finally {
     await running.close();

@@ -22,9 +22,9 @@ function facade(jwks: JwksServer, extra: Record<string, string> = {}): Promise<R
   return serve({ specification: PETSTORE, missingOperation: 'ignore', properties, routes: { getPetById: (ex) => void (ex.message.body = (ex.properties.SvcOAuthTokenValidationResult as { subject: string }).subject) } }, { env: {} });
 }
 
-async function call(running: Running, jwt: string): Promise<{ status: number; body: string; challenge: string | null; type: string | null }> {
+async function call(running: Running, jwt: string): Promise<{ status: number; body: string; challenge: string | null; type: string | null; requestId: string | null }> {
   const res = await fetch(`${running.origin}${PET}`, { headers: { authorization: `Bearer ${jwt}` } });
-  return { status: res.status, body: await res.text(), challenge: res.headers.get('www-authenticate'), type: res.headers.get('content-type') };
+  return { status: res.status, body: await res.text(), challenge: res.headers.get('www-authenticate'), type: res.headers.get('content-type'), requestId: res.headers.get('x-request-id') };
 }
 
 test('keys are fetched once and cached; a rotated-in kid is picked up without a restart', async () => {
@@ -82,7 +82,7 @@ test('a JWKS server that is down: 503 problem, and tokens pass again once it is 
     assert.equal(down.status, 503);
     assert.equal(down.type, 'application/problem+json');
     assert.equal(down.challenge, null);
-    assert.deepEqual(JSON.parse(down.body), { type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The key source for token validation is unavailable.' });
+    assert.deepEqual(JSON.parse(down.body), { type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The key source for token validation is unavailable.', instance: down.requestId });
     assert.ok(running.logger.lines.some((l) => l.startsWith('WARN JWKS http://127.0.0.1:') && l.includes('unavailable')), running.logger.lines.join('\n'));
     await jwks.up();
     await sleep(150); // past the retry delay after a failed fetch

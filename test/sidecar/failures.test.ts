@@ -39,7 +39,7 @@ test('a refused connection and a reset are 502, a backend that does not answer w
     assert.equal((await problem(reset)).detail, `The backend ${resetting.origin} could not be reached.`);
     const slow = await fetch(`${running.origin}/api/v3/pet/findByStatus?status=sold`);
     assert.equal(slow.status, 504);
-    assert.deepEqual(await problem(slow), { type: 'about:blank', title: 'Gateway Timeout', status: 504, detail: `The backend ${silent.origin} did not answer in time.` });
+    assert.deepEqual(await problem(slow), { type: 'about:blank', title: 'Gateway Timeout', status: 504, detail: `The backend ${silent.origin} did not answer in time.`, instance: slow.headers.get('x-request-id') });
     const logged = running.logger.lines.filter((l) => l.startsWith('ERROR')).join('\n');
     assert.match(logged, /Caused by: ECONNREFUSED/, 'the operator learns the cause');
     assert.doesNotMatch(logged, /token=abc/);

@@ -1,0 +1,27 @@
+// The access log (`svc.observe.accessLog=true`): one line per request with time, method, path (never the
+// query), operationId, status, duration, response bytes and request id. Never headers or bodies, so never
+// an Authorization header or a cookie.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger, LogFormat } from '../log.js';
+import { requestIdOf } from './request-id.js';
+
+/** Status logged for a request whose client went away before the answer (as nginx does). */
+export const CLIENT_CLOSED = 499;
+
+export type AccessLog = (req: IncomingMessage, res: ServerResponse, operationId: string | undefined, seconds: number, bytes: number) => void;
+
+export function compileAccessLog(format: LogFormat, logger: Logger): AccessLog {
+  return (req, res, operationId, seconds, bytes) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const status = res.destroyed ? CLIENT_CLOSED : res.statusCode;
+    const durationMs = Math.round(seconds * 1e6) / 1e3;
+    const requestId = requestIdOf(res);
+    if (format === 'json') {
+      logger.info('access', { method: req.method, path, operationId, status, durationMs, bytes, requestId });
+    } else {
+      logger.info(`${new Date().toISOString()} ${req.method} ${path} ${status} ${durationMs}ms ${bytes}B`, { operationId, requestId });
+    }
+  };
+}

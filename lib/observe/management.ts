@@ -1,0 +1,25 @@
+// The management listener (`svc.observe.port`): health and metrics on a port of their own, so probes and
+// scrapes never share the business port, and a network policy can keep them private.
+import type { Server } from 'node:http';
+import type { ServerOptions } from '../config/model.js';
+import { Errors } from '../errors.js';
+import { compileStaticProblem } from '../http/problem.js';
+import { createHttpServer, listen } from '../http/server.js';
+import type { Endpoints } from './observation.js';
+
+const notFound = compileStaticProblem(Errors.NOT_FOUND);
+const methodNotAllowed = compileStaticProblem(Errors.METHOD_NOT_ALLOWED);
+
+export async function startManagementServer(endpoints: Endpoints, port: number, host: string, options: ServerOptions): Promise<Server> {
+  const server = createHttpServer((req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = (q === -1 ? url : url.slice(0, q)).replace(/(.)\/+$/, '$1');
+    const endpoint = endpoints.get(path);
+    if (endpoint === undefined) notFound(res);
+    else if (req.method !== 'GET' && req.method !== 'HEAD') methodNotAllowed(res, { allow: 'GET, HEAD' });
+    else endpoint.probe(req, res);
+  }, options);
+  await listen(server, port, host);
+  return server;
+}

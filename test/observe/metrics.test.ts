@@ -1,0 +1,183 @@
+// Metrics (issue 12): the exposition text read by a Prometheus text-format parser, and every counter
+// checked against the requests this test sent.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { getMetricsFromIterator } from 'prom2javascript';
+import type { Exchange } from '../../lib/index.js';
+import { PETSTORE, serve, tempDir } from '../helpers.js';
+
+/** One metric family as prom2javascript (a Prometheus text-format parser) reads it. */
+interface Family {
+  type: string;
+  help: string;
+  data: { labels: Record<string, string>; value?: number; buckets?: Record<string, number>; count?: number; sum?: number }[];
+}
+
+async function scrape(origin: string, path = '/observe/metrics'): Promise<Map<string, Family>> {
+  const res = await fetch(`${origin}${path}`);
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
+  const text = await res.text();
+  const families = (await getMetricsFromIterator(text.split('\n')[Symbol.iterator]())) as Record<string, Family>;
+  return new Map(Object.entries(families));
+}
+
+/** The value of the one series whose labels include `labels`; 0 when there is none (a series not yet seen). */
+function value(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number {
+  const family = families.get(name);
+  assert.ok(family, `family ${name} is exposed`);
+  const matching = family.data.filter((m) => Object.entries(labels).every(([k, v]) => m.labels[k] === v));
+  assert.ok(matching.length <= 1, `${name} ${JSON.stringify(labels)} names one series`);
+  const m = matching[0];
+  return m === undefined ? 0 : Number(m.value ?? m.count);
+}
+
+const PET = JSON.stringify({ name: 'doggie', photoUrls: ['x'] });
+
+test('counters, histograms and bytes match the requests sent, by operation, method and status class', async () => {
+  const app = await serve({
+    specification: PETSTORE,
+    missingOperation: 'mock',
+    restConfiguration: { clientRequestValidation: true },
+    routes: {
+      getPetById: (ex: Exchange) => void (ex.body = { id: Number(ex.header('petId')), name: 'doggie' }),
+      getOrderById: () => {
+        throw new Error('the backend of orders is down');
+      },
+    },
+  });
+  try {
+    const sent: Response[] = [];
+    const send = async (path: string, init?: RequestInit): Promise<Response> => {
+      const res = await fetch(`${app.origin}${path}`, init);
+      await res.arrayBuffer();
+      sent.push(res);
+      return res;
+    };
+    for (const id of [1, 2, 3]) assert.equal((await send(`/api/v3/pet/${id}`)).status, 200);
+    assert.equal((await send('/api/v3/pet/not-a-number')).status, 400);
+    const json = { 'content-type': 'application/json' };
+    assert.equal((await send('/api/v3/pet', { method: 'POST', headers: json, body: PET })).status, 200);
+    assert.equal((await send('/api/v3/pet', { method: 'POST', headers: json, body: '{"name": ' })).status, 400);
+    assert.equal((await send('/api/v3/user/user1')).status, 200);
+    assert.equal((await send('/api/v3/user/user1', { method: 'HEAD' })).status, 200);
+    assert.equal((await send('/api/v3/store/order/7')).status, 500);
+    assert.equal((await send('/nowhere')).status, 404);
+    assert.equal((await send('/api/v3/nowhere/else')).status, 404);
+    assert.equal((await send('/api/v3/pet/1', { method: 'PATCH' })).status, 405);
+
+    const m = await scrape(app.origin);
+    const op = (operationId: string, method: string, extra: Record<string, string> = {}) => ({ operationId, method, ...extra });
+    assert.equal(value(m, 'svc_http_requests_total', op('getPetById', 'GET', { status_class: '2xx' })), 3);
+    assert.equal(value(m, 'svc_http_requests_total', op('getPetById', 'GET', { status_class: '4xx' })), 1);
+    assert.equal(value(m, 'svc_http_requests_total', op('addPet', 'POST', { status_class: '2xx' })), 1);
+    assert.equal(value(m, 'svc_http_requests_total', op('addPet', 'POST', { status_class: '4xx' })), 1);
+    assert.equal(value(m, 'svc_http_requests_total', op('getUserByName', 'GET', { status_class: '2xx' })), 2, 'HEAD is served by the GET operation');
+    assert.equal(value(m, 'svc_http_requests_total', op('getOrderById', 'GET', { status_class: '5xx' })), 1);
+    assert.equal(m.get('svc_http_requests_total')!.type, 'counter');
+    const total = m.get('svc_http_requests_total')!.data.reduce((n, s) => n + s.value!, 0);
+    assert.equal(total, 9, 'every request an operation answered, and nothing else (not the scrape, not 404/405)');
+
+    const durations = m.get('svc_http_request_duration_seconds')!;
+    assert.equal(durations.type, 'histogram');
+    const petOk = durations.data.find((s) => s.labels.operationId === 'getPetById' && s.labels.status_class === '2xx')!;
+    assert.equal(petOk.count, 3);
+    assert.equal(petOk.buckets!['+Inf'], 3);
+    const bounds = Object.keys(petOk.buckets!).filter((b) => b !== '+Inf').map(Number).sort((a, b) => a - b);
+    assert.deepEqual(bounds, [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+    const cumulative = bounds.map((b) => Number(petOk.buckets![String(b)]));
+    assert.deepEqual([...cumulative].sort((a, b) => a - b), cumulative, 'buckets are cumulative');
+    assert.ok(petOk.sum! > 0);
+
+    assert.equal(value(m, 'svc_validation_rejections_total', op('getPetById', 'GET')), 1);
+    assert.equal(value(m, 'svc_validation_rejections_total', op('addPet', 'POST')), 1);
+    assert.equal(value(m, 'svc_mock_answers_total', op('addPet', 'POST')), 1, 'the rejected POST never reached the mock');
+    assert.equal(value(m, 'svc_mock_answers_total', op('getUserByName', 'GET')), 2);
+    assert.equal(value(m, 'svc_mock_answers_total', op('getPetById', 'GET')), 0, 'a route is not a mock');
+    assert.equal(value(m, 'svc_http_unmatched_requests_total', { status: '404' }), 2);
+    assert.equal(value(m, 'svc_http_unmatched_requests_total', { status: '405' }), 1);
+    assert.equal(value(m, 'svc_http_requests_in_flight'), 0);
+
+    assert.equal(value(m, 'svc_http_request_body_bytes_total', op('addPet', 'POST')), Buffer.byteLength(PET) + Buffer.byteLength('{"name": '));
+    const petBytes = sent.filter((r) => /\/pet\/(\d|not)/.test(r.url) && r.status !== 405).reduce((n, r) => n + Number(r.headers.get('content-length')), 0);
+    assert.equal(value(m, 'svc_http_response_body_bytes_total', op('getPetById', 'GET')), petBytes);
+    const userGet = sent.find((r) => r.url.endsWith('/user/user1'))!;
+    assert.equal(value(m, 'svc_http_response_body_bytes_total', op('getUserByName', 'GET')), Number(userGet.headers.get('content-length')), 'HEAD sends no body bytes');
+
+    assert.ok(value(m, 'process_resident_memory_bytes') > 1e6);
+    assert.ok(value(m, 'nodejs_heap_size_used_bytes') > 0);
+    assert.ok(value(m, 'process_cpu_seconds_total') > 0);
+    for (const name of ['nodejs_eventloop_delay_p50_seconds', 'nodejs_eventloop_delay_p99_seconds', 'nodejs_eventloop_delay_max_seconds']) {
+      assert.equal(m.get(name)!.type, 'gauge');
+      assert.ok(value(m, name) >= 0);
+    }
+
+    // A second scrape counts on from the first: counters only grow.
+    await send('/api/v3/pet/4');
+    assert.equal(value(await scrape(app.origin), 'svc_http_requests_total', op('getPetById', 'GET', { status_class: '2xx' })), 4);
+  } finally {
+    await app.close();
+  }
+});
+
+test('in-flight requests are counted while served; a client that leaves early counts as aborted', async () => {
+  let enter!: () => void;
+  const entered = new Promise<void>((resolve) => (enter = resolve));
+  const app = await serve({
+    specification: PETSTORE,
+    missingOperation: 'ignore',
+    routes: {
+      // Answers only once its client has gone.
+      getInventory: async (ex: Exchange) => {
+        const closed = new Promise((resolve) => ex.request!.socket.once('close', resolve));
+        enter();
+        await closed;
+        ex.body = { done: true };
+      },
+    },
+  });
+  try {
+    const { port } = new URL(app.origin);
+    const req = request({ host: '127.0.0.1', port, path: '/api/v3/store/inventory' });
+    req.on('error', () => undefined);
+    req.end();
+    await entered;
+    assert.equal(value(await scrape(app.origin), 'svc_http_requests_in_flight'), 1);
+    req.destroy();
+    for (let tries = 0; value(await scrape(app.origin), 'svc_http_requests_aborted_total') === 0; tries++) {
+      assert.ok(tries < 500, 'the answer nobody waits for is counted as aborted');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const m = await scrape(app.origin);
+    assert.equal(value(m, 'svc_http_requests_in_flight'), 0);
+    assert.equal(value(m, 'svc_http_requests_total', { operationId: 'getInventory' }), 0, 'an aborted request has no status');
+  } finally {
+    await app.close();
+  }
+});
+
+test('label values are escaped: an operationId with quotes, backslashes and a line feed parses back unchanged', async () => {
+  const weird = 'say "hi" \\ then\nplease';
+  const dir = tempDir({
+    'api.json': JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/x': { get: { operationId: weird, responses: { 200: { description: 'ok' } } } } } }),
+  });
+  const app = await serve({ specification: 'api.json', baseDir: dir, missingOperation: 'ignore', observe: { metricsPath: '/internal/metrics' } });
+  try {
+    assert.equal((await fetch(`${app.origin}/x`)).status, 204);
+    const m = await scrape(app.origin, '/internal/metrics');
+    assert.equal(value(m, 'svc_http_requests_total', { operationId: weird, status_class: '2xx' }), 1);
+  } finally {
+    await app.close();
+  }
+});
+
+test('metrics: false counts nothing and serves no metrics endpoint', async () => {
+  const app = await serve({ specification: PETSTORE, missingOperation: 'mock', observe: { metrics: false } });
+  try {
+    assert.equal((await fetch(`${app.origin}/api/v3/user/user1`)).status, 200);
+    assert.equal((await fetch(`${app.origin}/observe/metrics`)).status, 404);
+  } finally {
+    await app.close();
+  }
+});

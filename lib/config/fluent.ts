@@ -52,6 +52,7 @@ export class OpenApiDefinition {
   missingOperation(mode: NonNullable<OpenApiOptions['missingOperation']>): this { return this.set('missingOperation', mode); }
   apiContextPath(path: string): this { return this.set('apiContextPath', path); }
   mockIncludePattern(pattern: string): this { return this.set('mockIncludePattern', pattern); }
+  mockDynamic(enabled = true): this { return this.set('mockDynamic', enabled); }
 }
 
 /** `this.observe()`: health, metrics and log options (`svc.observe.*`). */

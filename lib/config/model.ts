@@ -36,6 +36,7 @@ export const OPTION_TABLE = {
     missingOperation: enumOf('fail', 'ignore', 'mock'),
     apiContextPath: path,
     mockIncludePattern: str,
+    mockDynamic: bool,
   },
   server: {
     host: str,
@@ -88,6 +89,8 @@ export interface OpenApiOptions {
   missingOperation?: 'fail' | 'ignore' | 'mock';
   apiContextPath?: string;
   mockIncludePattern?: string;
+  /** Synthesized mock answers are generated per request (as with `Prefer: dynamic=true`). */
+  mockDynamic?: boolean;
 }
 
 export interface ServerOptions {

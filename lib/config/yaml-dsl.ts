@@ -111,8 +111,8 @@ export function applyConsumerUri(config: FacadeConfig, uri: string, file: string
   for (const [key, value] of new URLSearchParams(q === -1 ? '' : rest.slice(q + 1))) {
     if (key === 'consumerComponentName') setOption(config, 'rest', 'component', value, file);
     else if (key === 'oauthProfile') config.endpointProperties.oauthProfile = value;
-    else if (key === 'missingOperation' || key === 'apiContextPath' || key === 'mockIncludePattern') setOption(config, 'openApi', key, value, file);
-    else throw svcError(Errors.CONFIG_UNKNOWN, file, `${key} (in ${uri})`, 'consumerComponentName, oauthProfile, missingOperation, apiContextPath, mockIncludePattern');
+    else if (key === 'missingOperation' || key === 'apiContextPath' || key === 'mockIncludePattern' || key === 'mockDynamic') setOption(config, 'openApi', key, value, file);
+    else throw svcError(Errors.CONFIG_UNKNOWN, file, `${key} (in ${uri})`, 'consumerComponentName, oauthProfile, missingOperation, apiContextPath, mockIncludePattern, mockDynamic');
   }
 }
 

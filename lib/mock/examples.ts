@@ -1,20 +1,16 @@
 // Examples from the contract as mock bodies (SPEC §7 step 2): which response, which media type, which
 // example; each rendered once (JSON text or XML via the codec) and kept as bytes.
 import { responseForStatus, responsesByCode, successStatus } from '../contract/responses.js';
-import { writeXml, type Schema } from '../binding/xml.js';
+import type { Schema } from '../binding/xml.js';
 import type { Contract } from '../contract/load.js';
 import type { MediaTypeObject, Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
-import { compileNegotiator, findDeclaredMediaType, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
+import { compileNegotiator, findDeclaredMediaType } from '../http/negotiation.js';
+import { renderBody, type MockBody } from './render.js';
+import { SynthesizedResponse } from './synthesized.js';
+import type { Synthesizer } from './synthesize.js';
 
-/**
- * A ready response body and its Content-Type. Text stays a string where it is lossless: node writes a
- * string body together with the headers in one write, a Buffer in a second one.
- */
-export interface MockBody {
-  payload: string | Buffer;
-  type: string;
-}
+export type { MockBody } from './render.js';
 
 /** A declared response picked for a request, and the status to answer with. */
 export interface ChosenResponse {
@@ -23,14 +19,14 @@ export interface ChosenResponse {
 }
 
 export interface OperationExamples {
-  /** Response `200`, else the lowest 2xx, else `default` (status 200); undefined if none is declared. */
+  /** Response `200`, else the lowest 2xx, else `default` (status 200), else the lowest declared code. */
   primary: ChosenResponse | undefined;
   /** The response declared for a status (`404`, or a `4XX` range), for `Prefer: code=`. */
   forStatus(code: string): ChosenResponse | undefined;
 }
 
-export function compileExamples(op: Operation, contract: Contract): OperationExamples {
-  const byCode = responsesByCode(op, (located) => new ResponseExamples(located, contract));
+export function compileExamples(op: Operation, contract: Contract, synthesizer: Synthesizer): OperationExamples {
+  const byCode = responsesByCode(op, (located) => new ResponseExamples(located, contract, synthesizer));
   const forStatus = (code: string): ChosenResponse | undefined => {
     if (!/^[1-5]\d\d$/.test(code)) return undefined;
     // `Prefer: code=` picks only what is declared for that status: `default` does not count.
@@ -39,12 +35,17 @@ export function compileExamples(op: Operation, contract: Contract): OperationExa
   };
   const primaryCode = successStatus(byCode);
   const fallback = byCode.get('DEFAULT');
-  const primary = primaryCode !== undefined ? forStatus(primaryCode) : fallback && { response: fallback, status: 200 };
+  // Without a success or `default` response (a download answering only `302`), the lowest declared code:
+  // the mock never answers with a status the operation does not declare.
+  const lowest = [...byCode.keys()].filter((c) => /^[1-5]\d\d$/.test(c)).sort()[0];
+  const primary = primaryCode !== undefined ? forStatus(primaryCode) : fallback ? { response: fallback, status: 200 } : lowest !== undefined ? forStatus(lowest) : undefined;
   return { primary, forStatus };
 }
 
-/** One declared response: its media types and their examples, rendered on first use. */
+/** One declared response: its media types and their examples, rendered on first use, and its synthesized answer. */
 export class ResponseExamples {
+  /** The body and headers made from the schemas, when there is no example (or dynamic mode asks). */
+  readonly synthesized: SynthesizedResponse;
   private readonly content: Record<string, MediaTypeObject>;
   private readonly types: string[];
   private readonly negotiate: (accept: string | undefined) => string | undefined;
@@ -54,11 +55,18 @@ export class ResponseExamples {
   constructor(
     private readonly located: Located<ResponseObject>,
     private readonly contract: Contract,
+    synthesizer: Synthesizer,
   ) {
     const content = located.value.content;
     this.content = content && typeof content === 'object' ? content : {};
+    this.synthesized = new SynthesizedResponse(located, contract, synthesizer);
     this.types = Object.keys(this.content);
     this.negotiate = compileNegotiator(this.types);
+  }
+
+  /** True when the response declares a body (some media type under `content`). */
+  get declaresContent(): boolean {
+    return this.types.length > 0;
   }
 
   /**
@@ -129,14 +137,3 @@ function examplesOf(media: MediaTypeObject | undefined): Record<string, unknown>
 
 /** Marks "no example" (an example may legitimately be `null`). */
 const NONE: unique symbol = Symbol('no example');
-
-/** XML media types get the codec (strings are taken as ready XML); JSON types JSON text; others text as is. */
-function renderBody(value: unknown, mediaType: string, schema: unknown, deref: (schema: Schema) => Schema): MockBody {
-  let text: string;
-  if (typeof value === 'string' && !isJsonMediaType(mediaType)) text = value;
-  else if (isXmlMediaType(mediaType)) text = writeXml(value, schema as Schema | undefined, { deref });
-  else text = JSON.stringify(value);
-  // A wildcard range (`*/*`, `application/*`) is no Content-Type; name what was actually produced.
-  const type = mediaType.includes('*') ? (typeof value === 'string' ? 'text/plain; charset=utf-8' : 'application/json') : mediaType;
-  return { payload: text, type };
-}

@@ -1,35 +1,64 @@
 // `missingOperation: mock` (SPEC §7): the stages of an operation that has no route. Everything that does
 // not depend on the request (the operation's mock files, its responses and media types) is compiled once
 // here; a request costs a few Map lookups and, only when the operation has mock files, one path split.
+// Bodies synthesized from schemas are made on an operation's first request (startup stays as fast) and
+// kept; dynamic mode (`Prefer: dynamic=true` or `mockDynamic`) generates a fresh one per request.
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Contract } from '../contract/load.js';
 import type { Operation } from '../contract/operations.js';
 import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../pipeline/stages.js';
 import { compileNegotiator, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import { HeaderNames, type Exchange } from '../routes/exchange.js';
-import { compileExamples, type MockBody } from './examples.js';
+import { compileExamples, type ChosenResponse, type MockBody } from './examples.js';
 import { MockFolder, requestKey, templateKey, type MockFile } from './files.js';
+import { parsePrefer, type Preference } from './prefer.js';
+import { Random } from './random.js';
+import { Synthesizer } from './synthesize.js';
 
-/** One mock folder index per facade, built when the first mocked operation is compiled. */
-const folders = new WeakMap<FeatureContext, MockFolder>();
+/** What the mocked operations of one facade share, made when the first one is compiled. */
+interface MockContext {
+  folder: MockFolder;
+  synthesizer: Synthesizer;
+  /** Dynamic answers without a `seed=`: one stream, seeded differently on every start. */
+  random: Random;
+  dynamicByDefault: boolean;
+}
+
+const contexts = new WeakMap<FeatureContext, MockContext>();
 
 export const mockFeature: Feature = (op, disposition, ctx) => {
   if (disposition !== 'mock') return undefined;
-  let folder = folders.get(ctx);
-  if (folder === undefined) folders.set(ctx, (folder = MockFolder.open(ctx.config, ctx.logger)));
-  return compileMock(op, folder, ctx.contract);
+  let mock = contexts.get(ctx);
+  if (mock === undefined) {
+    const notes = new Set<string>();
+    const note = (message: string): void => {
+      if (notes.has(message)) return;
+      notes.add(message);
+      ctx.logger.warn(message);
+    };
+    mock = {
+      folder: MockFolder.open(ctx.config, ctx.logger),
+      synthesizer: new Synthesizer(ctx.contract, note),
+      random: new Random(randomUUID()),
+      dynamicByDefault: ctx.config.openApi.mockDynamic === true,
+    };
+    contexts.set(ctx, mock);
+  }
+  return compileMock(op, mock, ctx.contract);
 };
 
 const ECHO_METHODS = new Set(['DELETE', 'PUT', 'POST', 'PATCH']);
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE;
 const PATH = HeaderNames.PATH;
 const NO_HEADERS: IncomingHttpHeaders = {};
+const NO_PREFERENCE: Preference = {};
 
-function compileMock(op: Operation, folder: MockFolder, contract: Contract): Partial<OperationStages> {
-  const files = folder.filesFor(op.template);
+function compileMock(op: Operation, mock: MockContext, contract: Contract): Partial<OperationStages> {
+  const files = mock.folder.filesFor(op.template);
   const template = templateKey(op.template);
   const fileKinds = compileFileKinds(op.produces);
-  const examples = compileExamples(op, contract);
+  const examples = compileExamples(op, contract, mock.synthesizer);
   const servesExamples = op.method === 'GET' || op.method === 'HEAD';
   const echoes = ECHO_METHODS.has(op.method);
 
@@ -50,13 +79,9 @@ function compileMock(op: Operation, folder: MockFolder, contract: Contract): Par
     const file = files.size === 0 ? undefined : findFile(ex, accept, contentType);
     if (file !== undefined) return answer(ex, preferred?.status ?? 200, file);
 
-    if (servesExamples || preferred !== undefined || preference.example !== undefined) {
+    if (servesExamples || preferred !== undefined || preference.example !== undefined || preference.dynamic === true) {
       const chosen = preferred ?? examples.primary;
-      const type = chosen?.response.mediaType(accept, contentType);
-      const body = type === undefined ? undefined : chosen!.response.example(type, preference.example);
-      if (body !== undefined) return answer(ex, chosen!.status, body);
-      // The client asked for a declared status that has no example: that status, no body.
-      if (preferred !== undefined) return answer(ex, preferred.status, undefined);
+      if (chosen !== undefined && declaredAnswer(ex, chosen, preference, accept, contentType)) return;
     }
 
     const raw = ex.message.body as Buffer | undefined;
@@ -66,6 +91,28 @@ function compileMock(op: Operation, folder: MockFolder, contract: Contract): Par
       return;
     }
     answer(ex, 204, undefined);
+  };
+
+  /**
+   * Answers with a declared response: its example, else (or in dynamic mode) a body synthesized from its
+   * schema, with its declared headers, under its own status. False when it declares content but none the
+   * client accepts (the answer then falls through to the echo or the empty 204).
+   */
+  const declaredAnswer = (ex: Exchange, chosen: ChosenResponse, preference: Preference, accept: string | undefined, contentType: string | undefined): boolean => {
+    const { response } = chosen;
+    const dynamic = preference.dynamic ?? mock.dynamicByDefault;
+    const random = !dynamic ? undefined : preference.seed !== undefined ? new Random(preference.seed) : mock.random;
+    let body: MockBody | undefined;
+    if (response.declaresContent) {
+      const type = response.mediaType(accept, contentType);
+      if (type === undefined) return false;
+      if (random === undefined || preference.example !== undefined) body = response.example(type, preference.example);
+      body ??= response.synthesized.body(type, random);
+      if (body === undefined) return false;
+    }
+    for (const [name, value] of response.synthesized.headers(random)) ex.message.headers.set(name, value);
+    answer(ex, chosen.status, body);
+    return true;
   };
 
   // The echo returns the request bytes exactly, whatever another feature's decode would have made of them.
@@ -126,25 +173,4 @@ function compileFileKinds(produces: readonly string[]): (accept: string | undefi
     if (first === JSON_FILE.type) return acceptsXml(accept) === undefined ? JSON_ONLY : JSON_THEN_XML;
     return acceptsJson(accept) === undefined ? XML_ONLY : XML_THEN_JSON;
   };
-}
-
-interface Preference {
-  code: string | undefined;
-  example: string | undefined;
-}
-
-const NO_PREFERENCE: Preference = { code: undefined, example: undefined };
-
-/** `Prefer: code=404, example=cat` (RFC 7240 syntax, Prism's preference names); other preferences are ignored. */
-function parsePrefer(header: string | string[]): Preference {
-  const preference: Preference = { code: undefined, example: undefined };
-  for (const part of (Array.isArray(header) ? header.join(',') : header).split(/[,;]/)) {
-    const eq = part.indexOf('=');
-    if (eq === -1) continue;
-    const name = part.slice(0, eq).trim().toLowerCase();
-    const value = part.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
-    if (name === 'code') preference.code = value;
-    else if (name === 'example') preference.example = value;
-  }
-  return preference;
 }

@@ -25,8 +25,9 @@ const MAX_PROGRAM = 20_000;
 /** Upper bound on NFA thread steps for one test; a value costing more is reported as not matching. */
 export const STEP_BUDGET = 20_000_000;
 
-type CharTest = (cp: number) => boolean;
-type Node =
+export type CharTest = (cp: number) => boolean;
+/** A parsed pattern; the mock's string generator walks it too (lib/mock/pattern.ts). */
+export type PatternNode =
   | { t: 'char'; test: CharTest }
   | { t: 'seq'; items: Node[] }
   | { t: 'alt'; alts: Node[] }
@@ -34,6 +35,7 @@ type Node =
   | { t: 'assert'; kind: '^' | '$' | 'b' | 'B' }
   /** Back-references and lookarounds: parsed for the risk analysis, not runnable by the NFA. */
   | { t: 'opaque'; body: Node | undefined };
+type Node = PatternNode;
 
 /**
  * The engine for one facade: a pattern that is not a valid JavaScript regex (even without the `u` flag) or
@@ -82,6 +84,22 @@ export function compilePattern(pattern: string, flags: string): RegExpLike | str
   if (backtracksSafely(ast)) return native;
   if (containsOpaque(ast)) return 'it may backtrack badly and uses back-references or lookarounds';
   return nfaFor(ast, unicode, `/${pattern}/${flags}`) ?? 'it is too large for the safe matcher';
+}
+
+/**
+ * A pattern's syntax tree, read with the `u` flag when it is valid that way, else without (as
+ * `compilePattern` does); undefined when it is not a regular expression the parser understands.
+ */
+export function parsePattern(pattern: string): { ast: PatternNode; unicode: boolean } | undefined {
+  for (const unicode of [true, false]) {
+    try {
+      new RegExp(pattern, unicode ? 'u' : '');
+      return { ast: new Parser(pattern, unicode).parse(), unicode };
+    } catch {
+      // not valid in this mode: try the other
+    }
+  }
+  return undefined;
 }
 
 /** The linear-time matcher for a pattern, whatever its shape; undefined when it needs what the NFA lacks. */
@@ -298,19 +316,25 @@ function backtracksSafely(ast: Node): boolean {
   return wide <= 1 && !nestedRisk;
 }
 
-function containsOpaque(node: Node): boolean {
+/** True when `test` holds for some node of the tree. */
+export function someNode(node: Node, test: (n: Node) => boolean): boolean {
+  if (test(node)) return true;
   switch (node.t) {
-    case 'opaque':
-      return true;
     case 'seq':
-      return node.items.some(containsOpaque);
+      return node.items.some((n) => someNode(n, test));
     case 'alt':
-      return node.alts.some(containsOpaque);
+      return node.alts.some((n) => someNode(n, test));
     case 'rep':
-      return containsOpaque(node.body);
+      return someNode(node.body, test);
+    case 'opaque':
+      return node.body !== undefined && someNode(node.body, test);
     default:
       return false;
   }
+}
+
+function containsOpaque(node: Node): boolean {
+  return someNode(node, (n) => n.t === 'opaque');
 }
 
 // ---------------------------------------------------------------------------------------------------------

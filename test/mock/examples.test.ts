@@ -219,10 +219,11 @@ test("the schema's own example, a 2XX range, `default`, and a ready XML string",
   assert.equal(xml.body, '<ready>as written</ready>');
 });
 
-test('GET without any example answers 204', async () => {
+test('GET without any example answers a body synthesized from the schema', async () => {
   const res = await get('/api/nothing');
-  assert.equal(res.status, 204);
-  assert.equal(res.body, '');
+  assert.equal(res.status, 200);
+  assert.equal(res.type, 'application/json');
+  assert.equal(res.body, '{}');
 });
 
 test('HEAD is served like GET without a body', async () => {

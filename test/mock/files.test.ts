@@ -10,6 +10,9 @@ import { rawRequest } from '../fixtures/http.js';
 
 const PET_444 = '{\n  "id": 444,\n  "name": "Tiger",\n  "status": "available",\n  "photoUrls": ["http://example.com/tiger.jpg"]\n}\n';
 
+/** The Petstore's Pet as the mock synthesizes it: property examples, first enum value, one array item. */
+const SYNTHESIZED_PET = { id: 10, name: 'doggie', category: { id: 1, name: 'Dogs' }, photoUrls: ['string'], tags: [{ id: 0, name: 'string' }], status: 'available' };
+
 const inventory = (ex: Exchange) => {
   ex.message.body = { available: 1 };
 };
@@ -32,12 +35,12 @@ test('Camel scenario: svc-mock/pet/444.json answers GET /pet/444 with exactly it
   }
 });
 
-test('Camel scenario: GET /pet/findByTags with no file and no example answers 204', async () => {
+test('Camel scenario: GET /pet/findByTags with no file and no example answers a body synthesized from its schema', async () => {
   const app = await petstore(tempDir({ 'svc-mock/pet/444.json': PET_444 }));
   try {
     const res = await fetch(`${app.origin}/api/v3/pet/findByTags?tags=a`);
-    assert.equal(res.status, 204);
-    assert.equal(await res.text(), '');
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), [SYNTHESIZED_PET]);
   } finally {
     await app.close();
   }
@@ -58,8 +61,8 @@ test('matching is per segment: carpet/123.json never answers pet/123 (Camel suff
   const app = await petstore(tempDir({ 'svc-mock/carpet/123.json': '{"carpet":true}', 'svc-mock/x/pet/123.json': '{"nested":true}' }));
   try {
     const res = await fetch(`${app.origin}/api/v3/pet/123`);
-    assert.equal(res.status, 204);
-    assert.equal(await res.text(), '');
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), SYNTHESIZED_PET, 'synthesized, not a file');
   } finally {
     await app.close();
   }
@@ -72,7 +75,7 @@ test('the exact path file wins over the template file; the template file answers
     assert.deepEqual(await (await fetch(`${app.origin}/api/v3/pet/99`)).json(), { template: true });
     // A trailing slash is the same path; the literal operation /pet/findByStatus is not the template's.
     assert.deepEqual(await (await fetch(`${app.origin}/api/v3/pet/5/`)).json(), { exact: 5 });
-    assert.equal((await fetch(`${app.origin}/api/v3/pet/findByStatus`)).status, 204);
+    assert.deepEqual(await (await fetch(`${app.origin}/api/v3/pet/findByStatus`)).json(), [SYNTHESIZED_PET]);
   } finally {
     await app.close();
   }
@@ -92,8 +95,10 @@ test('.json or .xml by Accept (q-values, q=0), falling back to the other accepta
     assert.deepEqual(await ask('7', 'application/json;q=0, */*'), { status: 200, type: 'application/xml', body: '<pet><id>7</id></pet>' });
     // Only a JSON file: XML preferred, JSON still acceptable → the JSON file.
     assert.deepEqual(await ask('8', 'application/xml, application/json;q=0.5'), { status: 200, type: 'application/json', body: '{"id":8}' });
-    // JSON excluded: the JSON file is not served.
-    assert.equal((await ask('8', 'application/xml, application/json;q=0')).status, 204);
+    // JSON excluded: the JSON file is not served; the XML body is synthesized from the schema.
+    const xml = await ask('8', 'application/xml, application/json;q=0');
+    assert.equal(xml.type, 'application/xml');
+    assert.match(xml.body, /^<\?xml [^>]*\?><pet><id>10<\/id><name>doggie<\/name>/);
     const noAccept = await rawRequest(app.origin, '/api/v3/pet/7');
     assert.equal(noAccept.headers['content-type'], 'application/json');
   } finally {
@@ -112,7 +117,7 @@ test('file bytes go out unchanged (non-UTF-8 too); the folder is indexed and fil
     writeFileSync(join(dir, 'svc-mock/pet/2.json'), '{"version":2}');
     writeFileSync(join(dir, 'svc-mock/pet/3.json'), '{"added":"after startup"}');
     assert.deepEqual(await (await fetch(`${app.origin}/api/v3/pet/2`)).json(), { version: 1 });
-    assert.equal((await fetch(`${app.origin}/api/v3/pet/3`)).status, 204);
+    assert.deepEqual(await (await fetch(`${app.origin}/api/v3/pet/3`)).json(), SYNTHESIZED_PET, 'a file added after startup is not seen');
   } finally {
     await app.close();
   }
@@ -180,7 +185,7 @@ test('mockIncludePattern: classpath:<dir>/**, file:<dir>/**, and a comma-separat
 
   const missing = await petstore(dir, { mockIncludePattern: 'classpath:nowhere/**' });
   try {
-    assert.equal((await fetch(`${missing.origin}/api/v3/pet/1`)).status, 204);
+    assert.deepEqual(await (await fetch(`${missing.origin}/api/v3/pet/1`)).json(), SYNTHESIZED_PET);
     assert.ok(missing.logger.lines.some((l) => l.startsWith('WARN mockIncludePattern classpath:nowhere/**: no such folder')));
   } finally {
     await missing.close();
@@ -202,7 +207,7 @@ test('the bundled example (config.yaml): routes run, mocked operations answer fr
     const byStatus = await fetch(`${app.origin}/api/v3/pet/findByStatus?status=available`);
     assert.equal(byStatus.status, 200);
     assert.ok(Array.isArray(await byStatus.json()));
-    assert.equal((await fetch(`${app.origin}/api/v3/pet/findByTags?tags=x`)).status, 204);
+    assert.deepEqual(await (await fetch(`${app.origin}/api/v3/pet/findByTags?tags=x`)).json(), [SYNTHESIZED_PET]);
     const order = await fetch(`${app.origin}/api/v3/store/order/5`);
     assert.equal(((await order.json()) as { status: string }).status, 'approved', 'from svc-mock/store/order/{orderId}.json');
     const xml = await fetch(`${app.origin}/api/v3/user/user1`, { headers: { accept: 'application/xml' } });

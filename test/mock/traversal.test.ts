@@ -103,7 +103,9 @@ test(`none of ${ATTEMPTS.length} traversal encodings, with either Accept, reads 
       const res = await rawRequest(app.origin, path, { headers: { accept } });
       assert.ok(!res.body.includes(SECRET), `${path} (${accept}) leaked: ${res.body}`);
       assert.ok(res.status < 500, `${path} (${accept}) failed with ${res.status}`);
-      assert.ok(res.status === 204 || res.status === 404 || res.status === 400, `${path} (${accept}) answered ${res.status} ${res.body}`);
+      // No file answers: a 200 is the body synthesized from the contract (its media types have no schema).
+      const synthesized = res.status === 200 && (res.body === '{}' || /^<\?xml [^>]*\?><root><\/root>$/.test(res.body));
+      assert.ok(synthesized || res.status === 404 || res.status === 400, `${path} (${accept}) answered ${res.status} ${res.body}`);
     }
   }
 });

@@ -1,0 +1,461 @@
+// Values synthesized from response schemas (SPEC §7), for mocks. A schema is compiled once per contract
+// into a generator (a closure tree, built lazily, so recursive schemas and huge contracts cost only what is
+// used); running it with no random source gives the static sample, with a seeded `Random` dynamic data.
+//
+// Static order per value: `const`, the schema's own `example` / first `examples` / `default` (when they
+// fit the schema's own constraints), the first `enum` value, else a sample by type and `format` honouring
+// bounds, `multipleOf`, lengths and `pattern`. Dynamic mode skips examples and defaults and picks at random.
+// Structure: required properties always, optional ones too (down to a small depth and within a budget of
+// values, then only required ones, which keeps recursion finite without breaking `required`); writeOnly
+// properties are left out (these are responses); `oneOf`/`anyOf` take the first branch that fits (dynamic
+// mode varies it where that stays valid), with the discriminator's value set.
+import type { Contract } from '../contract/load.js';
+import { isRef, type Located } from '../contract/refs.js';
+import { setOwn } from '../objects.js';
+import { discriminatorDispatch } from '../validation/discriminator.js';
+import { compilePattern, type RegExpLike } from '../validation/safe-regex.js';
+import { factsOf, mergeFacts, type Facts, type JsonType } from './facts.js';
+import { filler, formatSample, matchesFormat, plainSample } from './formats.js';
+import { codePoints, compileSampler, type PatternSampler } from './pattern.js';
+import { Random } from './random.js';
+
+/** One generation: the random source (undefined in static mode) and how many values it has made. */
+export interface Generation {
+  random: Random | undefined;
+  spent: number;
+}
+
+export type Generator = (g: Generation, depth: number) => unknown;
+
+/** Returned when no value can be made (an impossible schema); such a property stays out. */
+export const NOTHING: unique symbol = Symbol('nothing');
+
+/** Below this depth objects carry optional properties too and arrays at least one item. */
+const OPTIONAL_DEPTH = 6;
+/** Beyond this depth objects and arrays are cut short even when required properties remain. */
+const HARD_DEPTH = 24;
+/** After this many values, only what `required` and `minItems` demand is added. */
+const BUDGET = 1500;
+/** Dynamic mode: how often a nullable value is null, and an optional property left out. */
+const NULL_CHANCE = 0.1;
+const OMIT_CHANCE = 0.2;
+/** Dynamic mode: extra array items beyond the minimum (at least one). */
+const EXTRA_ITEMS = 3;
+const INT32: [number, number] = [-2147483648, 2147483647];
+const INT64: [number, number] = [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+/** How many neighbouring multiples are tried for `multipleOf`. */
+const MULTIPLE_TRIES = 64;
+/** Unbounded numbers in dynamic mode stay within this span of the one bound (or of 0). */
+const DYNAMIC_SPAN = 1000;
+
+const anyValue: Generator = (_g, depth) => (depth === 0 ? {} : 'string');
+
+export class Synthesizer {
+  private readonly bySchema = new WeakMap<object, Generator>();
+  private readonly samplers = new Map<string, PatternSampler | undefined>();
+  private readonly testers = new Map<string, RegExpLike | undefined>();
+  private componentNames: WeakMap<object, string> | undefined;
+
+  constructor(
+    private readonly contract: Contract,
+    /** Warnings for the log (a pattern that cannot be generated, a schema that cannot be resolved); each once. */
+    readonly note: (message: string) => void,
+  ) {}
+
+  /** The generator for a schema found in document `uri`; undefined schema: any value. */
+  generator(schema: unknown, uri: string): Generator {
+    if (schema === undefined) return anyValue;
+    let located: Located = { value: schema, uri };
+    // A plain `$ref` (3.0, or 3.1 without siblings) shares the generator of its target.
+    if (isRef(schema) && (this.contract.version === '3.0' || Object.keys(schema).length === 1)) located = this.contract.refs.deref(schema, uri);
+    const key = located.value;
+    if (key === null || typeof key !== 'object') return this.compile(factsOf([located], this.contract), undefined);
+    let gen = this.bySchema.get(key);
+    if (gen === undefined) {
+      let compiled: Generator | undefined;
+      gen = (g, depth) => (compiled ??= this.compile(factsOf([located], this.contract), key))(g, depth);
+      this.bySchema.set(key, gen);
+    }
+    return gen;
+  }
+
+  /** The generator for the facts of several schemas that all apply. */
+  private generatorOf(parts: readonly Located[]): Generator {
+    if (parts.length === 0) return anyValue;
+    if (parts.length === 1) return this.generator(parts[0]!.value, parts[0]!.uri);
+    let compiled: Generator | undefined;
+    return (g, depth) => (compiled ??= this.compile(factsOf(parts, this.contract), undefined))(g, depth);
+  }
+
+  private compile(f: Facts, self: object | undefined): Generator {
+    if (f.impossible) return () => NOTHING;
+    if (f.constValue !== undefined) {
+      const { value } = f.constValue;
+      return () => value;
+    }
+    if (f.choices.length > 0) return this.choice(f);
+    const sample = f.samples.find((s) => this.fits(s, f));
+    const hasSample = sample !== undefined;
+    const enumValues = f.enumValues?.filter((v) => this.fits(v, { ...f, enumValues: undefined }));
+    const hasEnum = enumValues !== undefined && enumValues.length > 0;
+    const kinds = (f.types ?? (f.hinted ? [f.hinted] : [])).filter((t) => t !== 'null');
+    const onlyNull = f.types !== undefined && kinds.length === 0;
+    const nullable = f.nullable && (f.types === undefined || f.types.includes('null'));
+    const typed = kinds.map((kind) => this.typed(kind, f, self));
+    const untyped = typed.length === 0;
+
+    return (g, depth) => {
+      g.spent++;
+      const random = g.random;
+      if (random === undefined) {
+        if (hasSample) return sample;
+        if (hasEnum) return enumValues[0];
+      } else if (hasEnum) return random.pick(enumValues);
+      if (onlyNull || (nullable && (depth > HARD_DEPTH || (random !== undefined && random.chance(NULL_CHANCE))))) return null;
+      if (untyped) return anyValue(g, depth);
+      return (random === undefined || typed.length === 1 ? typed[0]! : random.pick(typed))(g, depth);
+    };
+  }
+
+  private typed(kind: JsonType, f: Facts, self: object | undefined): Generator {
+    switch (kind) {
+      case 'object':
+        return this.object(f, self);
+      case 'array':
+        return this.array(f);
+      case 'string':
+        return this.string(f);
+      case 'integer':
+      case 'number':
+        return numberGenerator(f, kind === 'integer');
+      default:
+        return (g) => (g.random === undefined ? true : g.random.chance(0.5));
+    }
+  }
+
+  private object(f: Facts, self: object | undefined): Generator {
+    const props: { name: string; required: boolean; gen: Generator }[] = [];
+    for (const [name, parts] of f.properties) {
+      if (factsOf(parts, this.contract).writeOnly) continue; // never in a response
+      props.push({ name, required: f.required.has(name), gen: this.generatorOf(parts) });
+    }
+    const extra = f.additional === false ? undefined : this.generatorOf(f.additional);
+    for (const name of f.required) {
+      if (!f.properties.has(name)) props.push({ name, required: true, gen: extra ?? anyValue });
+    }
+    const patternProps = f.patternProperties.flatMap(([pattern, located]) => {
+      const key = this.sampler(pattern)?.sample(undefined, { min: 1, max: 64 });
+      return key === undefined ? [] : [{ key, gen: this.generator(located.value, located.uri) }];
+    });
+    // With nothing declared but `additionalProperties: {schema}`, show one entry (Swagger's convention).
+    const showExtra = f.properties.size === 0 && patternProps.length === 0 && f.additional !== false && f.additional.length > 0;
+    const minProps = f.minProperties ?? 0;
+    const maxProps = f.maxProperties ?? Infinity;
+    const discriminator = this.inheritedDiscriminator(f, self);
+
+    return (g, depth) => {
+      const out: Record<string, unknown> = {};
+      if (depth > HARD_DEPTH) return out;
+      const full = depth < OPTIONAL_DEPTH && g.spent < BUDGET;
+      let count = 0;
+      const random = g.random;
+      for (const p of props) {
+        if (!p.required && (!full || count >= maxProps || (random !== undefined && random.chance(OMIT_CHANCE)))) continue;
+        const value = p.gen(g, depth + 1);
+        if (value === NOTHING) continue;
+        setOwn(out, p.name, value);
+        count++;
+      }
+      if (full) {
+        for (const p of patternProps) {
+          if (count >= maxProps || Object.hasOwn(out, p.key)) continue;
+          const value = p.gen(g, depth + 1);
+          if (value !== NOTHING) [out[p.key], count] = [value, count + 1];
+        }
+      }
+      if (extra !== undefined) {
+        for (let n = 1; (count < minProps || (full && showExtra && n === 1)) && count < maxProps && n <= minProps + 1; n++) {
+          const key = `additionalProp${n}`;
+          if (Object.hasOwn(out, key)) continue;
+          const value = extra(g, depth + 1);
+          if (value !== NOTHING) [out[key], count] = [value, count + 1];
+        }
+      }
+      if (discriminator !== undefined) out[discriminator.name] = discriminator.value;
+      return out;
+    };
+  }
+
+  private array(f: Facts): Generator {
+    const item = this.generatorOf(f.items);
+    const prefix = f.prefixItems.map((p) => this.generator(p.value, p.uri));
+    const min = f.minItems ?? 0;
+    const max = f.maxItems ?? Infinity;
+    const unique = f.uniqueItems;
+
+    return (g, depth) => {
+      const full = depth < OPTIONAL_DEPTH && g.spent < BUDGET && depth <= HARD_DEPTH;
+      const least = Math.max(min, 1);
+      let count = !full ? min : g.random === undefined ? least : g.random.int(least, least + EXTRA_ITEMS);
+      count = Math.min(count, max);
+      const out: unknown[] = [];
+      for (let i = 0; i < prefix.length && out.length < count; i++) out.push(prefix[i]!(g, depth + 1));
+      const seen = unique ? new Set(out.map((v) => JSON.stringify(v))) : undefined;
+      for (let attempt = 0; out.length < count && attempt < count * 4 + 4; attempt++) {
+        // Static samples repeat themselves: unique items after the first come from a fixed-seed source.
+        const source = seen !== undefined && attempt > 0 && g.random === undefined ? { random: new Random(attempt), spent: g.spent } : g;
+        const value = item(source, depth + 1);
+        if (source !== g) g.spent = source.spent;
+        if (value === NOTHING) break;
+        if (seen !== undefined) {
+          const key = JSON.stringify(value);
+          if (seen.has(key)) continue;
+          seen.add(key);
+        }
+        out.push(value);
+      }
+      return out;
+    };
+  }
+
+  private string(f: Facts): Generator {
+    const min = f.minLength ?? 0;
+    const max = f.maxLength ?? Infinity;
+    const [first, ...others] = f.patterns;
+    const sampler = first === undefined ? undefined : this.sampler(first);
+    const testers = f.patterns.map((p) => this.tester(p));
+    const matchesAll = (s: string): boolean => testers.every((t) => t === undefined || t.test(s));
+    const fallback = f.samples.find((s) => this.fits(s, f));
+    const bounds = { min, max };
+    return (g) => {
+      const random = g.random;
+      const formatted = formatSample(f.format, random);
+      if (formatted !== undefined && fitsLength(formatted, min, max) && matchesAll(formatted)) return formatted;
+      if (sampler !== undefined) {
+        const matching = sampler.sample(random, bounds);
+        if (matching !== undefined && (others.length === 0 || matchesAll(matching))) return matching;
+        if (fallback !== undefined) return fallback; // the contract's own sample is the closest valid one
+      }
+      return stretch(formatted ?? plainSample(random), min, max, random);
+    };
+  }
+
+  /** `oneOf`/`anyOf`: the first branch that fits with everything else (at random in dynamic mode). */
+  private choice(f: Facts): Generator {
+    const [choice, ...rest] = f.choices;
+    const base: Facts = { ...f, choices: rest };
+    const options: Generator[] = [];
+    const dispatch = discriminatorDispatch(choice!.owner.value, choice!.owner.uri, this.contract.refs);
+    if (dispatch !== undefined) {
+      // Explicit mapping entries come first; a branch they already name gets no second, implicit value.
+      const reached = new Set<unknown>();
+      for (const [value, target] of dispatch.targets) {
+        const located = this.contract.refs.resolveRef(target.ref, target.uri);
+        const schema = this.contract.refs.deref(located.value, located.uri).value;
+        if (reached.has(schema)) continue;
+        reached.add(schema);
+        const facts = mergeFacts(base, factsOf([located], this.contract));
+        if (facts.impossible) continue;
+        const name = dispatch.propertyName;
+        let gen: Generator | undefined;
+        options.push((g, depth) => {
+          const made = (gen ??= this.compile(facts, undefined))(g, depth);
+          return made !== null && typeof made === 'object' && !Array.isArray(made) ? { ...made, [name]: value } : made;
+        });
+      }
+    } else {
+      for (const branch of choice!.branches) {
+        const facts = mergeFacts(base, factsOf([branch], this.contract));
+        if (facts.impossible) continue;
+        let gen: Generator | undefined;
+        options.push((g, depth) => (gen ??= this.compile(facts, undefined))(g, depth));
+      }
+    }
+    if (options.length === 0) return this.compile(base, undefined);
+    // Dynamic mode varies the branch where any pick stays valid: `anyOf`, or a discriminator naming it. A
+    // plain `oneOf` keeps its first fitting branch, as a value fitting two branches would fit none.
+    const varied = dispatch !== undefined || choice!.keyword === 'anyOf';
+    return (g, depth) => (g.random === undefined || !varied || options.length === 1 ? options[0]! : g.random.pick(options))(g, depth);
+  }
+
+  /**
+   * A subtype that includes a base schema's discriminator through `allOf` names itself in that property:
+   * the mapping key that points to it, else its component name.
+   */
+  private inheritedDiscriminator(f: Facts, self: object | undefined): { name: string; value: string } | undefined {
+    const disc = f.discriminator;
+    if (disc === undefined || self === undefined || !f.properties.has(disc.propertyName)) return undefined;
+    let value: string | undefined;
+    for (const [key, ref] of Object.entries(disc.mapping ?? {})) {
+      if (typeof ref !== 'string') continue;
+      try {
+        const target = this.contract.refs.resolveRef(/[/#]/.test(ref) ? ref : `#/components/schemas/${ref}`, disc.uri);
+        if (this.contract.refs.deref(target.value, target.uri).value === self) value = key;
+      } catch {
+        // a mapping that points nowhere names nothing
+      }
+    }
+    value ??= this.componentName(self);
+    if (value === undefined) return undefined;
+    const prop = factsOf(f.properties.get(disc.propertyName)!, this.contract);
+    return this.fits(value, prop) ? { name: disc.propertyName, value } : undefined;
+  }
+
+  private componentName(schema: object): string | undefined {
+    if (this.componentNames === undefined) {
+      this.componentNames = new WeakMap();
+      const schemas = this.contract.doc.components?.schemas ?? {};
+      for (const [name, value] of Object.entries(schemas)) if (value !== null && typeof value === 'object') this.componentNames.set(value, name);
+    }
+    return this.componentNames.get(schema);
+  }
+
+  private sampler(pattern: string): PatternSampler | undefined {
+    if (!this.samplers.has(pattern)) {
+      const sampler = compileSampler(pattern);
+      if (typeof sampler === 'string') this.note(`mock: no string matching pattern ${JSON.stringify(pattern)} can be generated (${sampler}); its example, else a plain sample is used`);
+      this.samplers.set(pattern, typeof sampler === 'string' ? undefined : sampler);
+    }
+    return this.samplers.get(pattern);
+  }
+
+  private tester(pattern: string): RegExpLike | undefined {
+    if (!this.testers.has(pattern)) {
+      let tester = compilePattern(pattern, 'u');
+      if (typeof tester === 'string') tester = compilePattern(pattern, '');
+      this.testers.set(pattern, typeof tester === 'string' ? undefined : tester);
+    }
+    return this.testers.get(pattern);
+  }
+
+  /**
+   * Whether a contract example (or enum value) satisfies the schema's own constraints, so an example that
+   * contradicts its schema is not served. Nested values are not checked: properties have their own examples.
+   */
+  private fits(value: unknown, f: Facts): boolean {
+    if (value === undefined) return false;
+    if (f.enumValues !== undefined && !f.enumValues.some((e) => sameJson(e, value))) return false;
+    const type = jsonTypeOf(value);
+    if (type === undefined) return false;
+    if (type === 'null') return f.nullable && (f.types === undefined || f.types.includes('null'));
+    const kinds = f.types ?? (f.hinted !== undefined ? [f.hinted] : undefined);
+    if (kinds !== undefined && !kinds.includes(type) && !(type === 'integer' && kinds.includes('number'))) return false;
+    if (typeof value === 'string') {
+      return fitsLength(value, f.minLength ?? 0, f.maxLength ?? Infinity) && matchesFormat(f.format, value) && f.patterns.every((p) => this.tester(p)?.test(value) !== false);
+    }
+    if (typeof value === 'number') return fitsNumber(value, f);
+    if (Array.isArray(value)) return value.length >= (f.minItems ?? 0) && value.length <= (f.maxItems ?? Infinity);
+    if (type === 'object') {
+      const obj = value as Record<string, unknown>;
+      for (const name of f.required) if (!Object.hasOwn(obj, name)) return false;
+      if (f.additional === false && f.patternProperties.length === 0) for (const key of Object.keys(obj)) if (!f.properties.has(key)) return false;
+    }
+    return true;
+  }
+}
+
+function jsonTypeOf(value: unknown): JsonType | undefined {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  switch (typeof value) {
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+      return Number.isInteger(value) ? 'integer' : Number.isFinite(value) ? 'number' : undefined;
+    case 'object':
+      return 'object';
+    default:
+      return undefined;
+  }
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+function fitsLength(s: string, min: number, max: number): boolean {
+  const n = codePoints(s);
+  return n >= min && n <= max;
+}
+
+/** A sample stretched (with letters) or cut to the length bounds. */
+function stretch(s: string, min: number, max: number, random: Random | undefined): string {
+  if (min === 0 && max === Infinity) return s;
+  const n = codePoints(s);
+  if (n < min) return s + filler(min - n, random);
+  return n > max ? [...s].slice(0, max).join('') : s;
+}
+
+function fitsNumber(n: number, f: Facts): boolean {
+  if (f.minimum !== undefined && n < f.minimum) return false;
+  if (f.maximum !== undefined && n > f.maximum) return false;
+  if (f.exclusiveMinimum !== undefined && n <= f.exclusiveMinimum) return false;
+  if (f.exclusiveMaximum !== undefined && n >= f.exclusiveMaximum) return false;
+  if (f.multipleOf !== undefined && f.multipleOf > 0 && !Number.isInteger(n / f.multipleOf)) return false;
+  if (f.format === 'int32' && (n < INT32[0] || n > INT32[1] || !Number.isInteger(n))) return false;
+  if (f.format === 'int64' && !Number.isInteger(n)) return false;
+  return true;
+}
+
+/**
+ * Integers and numbers: 0 (static) or a value from the seeded source (dynamic), moved into the bounds
+ * (exclusive ones included) and onto `multipleOf`; checked the way validation checks it.
+ */
+function numberGenerator(f: Facts, integer: boolean): Generator {
+  const range = f.format === 'int32' ? INT32 : integer || f.format === 'int64' ? INT64 : [-Number.MAX_VALUE, Number.MAX_VALUE];
+  const step = f.multipleOf !== undefined && f.multipleOf > 0 ? f.multipleOf : integer ? 1 : undefined;
+  const lower = Math.max(f.minimum ?? -Infinity, f.exclusiveMinimum ?? -Infinity);
+  const upper = Math.min(f.maximum ?? Infinity, f.exclusiveMaximum ?? Infinity);
+  // Inside exclusive bounds: the next multiple of the step, or (for plain numbers) at most 1 or half the gap in.
+  const inset = Math.min(1, Number.isFinite(upper - lower) ? (upper - lower) / 2 : 1);
+  let lo = lower;
+  let hi = upper;
+  if (f.exclusiveMinimum !== undefined && f.exclusiveMinimum === lower) lo = step !== undefined ? (Math.floor(lower / step + 1e-9) + 1) * step : lower + inset;
+  if (f.exclusiveMaximum !== undefined && f.exclusiveMaximum === upper) hi = step !== undefined ? (Math.ceil(upper / step - 1e-9) - 1) * step : upper - inset;
+  lo = Math.max(lo, range[0]!);
+  hi = Math.min(hi, range[1]!);
+  const snap = (n: number): number => {
+    if (step === undefined) return integer ? Math.ceil(n) : n;
+    // The first multiple at or above n (else the last below hi) that validation also sees as one: ajv checks
+    // `n / step` is an integer, which 0.07 / 0.01 is not, so a few neighbours are tried.
+    const first = Math.ceil(n / step - 1e-9);
+    for (let k = first; k < first + MULTIPLE_TRIES; k++) {
+      const v = roundLike(k * step, step);
+      if (v > hi) break;
+      if (Number.isInteger(v / step)) return v;
+    }
+    const last = Math.floor(hi / step + 1e-9);
+    for (let k = last; k > last - MULTIPLE_TRIES; k--) {
+      const v = roundLike(k * step, step);
+      if (Number.isInteger(v / step)) return v;
+    }
+    return n;
+  };
+  const candidates = (preferred: number): number[] => [preferred, lo, hi, (lo + hi) / 2].filter(Number.isFinite).map(snap);
+  const valid = (n: number): boolean => n >= lo && n <= hi && fitsNumber(n, f) && (!integer || Number.isInteger(n));
+  const staticValue = candidates(clamp(0, lo, hi)).find(valid) ?? clamp(0, lo, hi);
+  // Dynamic values stay near what the contract bounds (a format's range is no bound a client expects to see).
+  const bounded = { lo: f.minimum !== undefined || f.exclusiveMinimum !== undefined, hi: f.maximum !== undefined || f.exclusiveMaximum !== undefined };
+  const low = bounded.lo ? lo : bounded.hi ? Math.max(lo, Math.min(0, hi - DYNAMIC_SPAN)) : Math.max(lo, 0);
+  const high = bounded.hi ? Math.min(hi, bounded.lo ? Infinity : low + DYNAMIC_SPAN * 2) : Math.min(hi, low + DYNAMIC_SPAN);
+
+  return (g) => {
+    const random = g.random;
+    if (random === undefined) return staticValue;
+    const drawn = integer || step !== undefined ? random.int(Math.ceil(low), Math.floor(high)) : Math.round((low + random.float() * (high - low)) * 100) / 100;
+    const value = snap(clamp(drawn, lo, hi));
+    return valid(value) ? value : (candidates(value).find(valid) ?? staticValue);
+  };
+}
+
+function clamp(n: number, lo: number, hi: number): number {
+  return Math.min(Math.max(n, lo), hi);
+}
+
+/** `k * step` without the binary noise (`7 * 0.01` is 0.07000000000000001): rounded to the step's decimals. */
+function roundLike(v: number, step: number): number {
+  const decimals = (String(step).split('.')[1] ?? '').length;
+  return decimals === 0 ? v : Number(v.toFixed(Math.min(decimals, 20)));
+}

@@ -9,6 +9,7 @@
 //   node scripts/bench.mjs --only login --rounds 5 --duration 5     scenarios whose key or name contains "login"
 //   node scripts/bench.mjs --only startup          only the startup figures
 //   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy)
+//   node scripts/bench.mjs --only stripe           only the startup figures whose name contains "stripe"
 //   node scripts/bench.mjs --no-peers              without the peers (no install of scripts/bench/peers)
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -150,6 +151,7 @@ const connections = Number(opt('connections', 50));
 const only = opt('only', undefined);
 const withPeers = !args.includes('--no-peers');
 const selected = (key, name) => only === undefined || key.includes(only) || name.includes(only);
+const startupSelected = (s) => selected('startup', 'startup') || s.name.includes(only);
 
 function start(command, commandArgs, env = {}) {
   return new Promise((resolve, reject) => {
@@ -294,7 +296,7 @@ async function startupTimes() {
   rmSync(CACHE_DIR, { recursive: true, force: true });
   try {
     for (const s of STARTUP) {
-      if (s.peer !== undefined && !withPeers) continue;
+      if ((s.peer !== undefined && !withPeers) || !startupSelected(s)) continue;
       const runs = [];
       for (let r = 0; r < rounds; r++) runs.push(await startOnce(s));
       console.log(`  ${s.name.padEnd(56)} ${fmt(median(runs.map((x) => x.ms)))} ms ${fmt(median(runs.map((x) => x.cpu)))} ms CPU ${fmt(median(runs.map((x) => x.rss)), 1)} MiB  (status ${runs[0].status})`);
@@ -304,10 +306,10 @@ async function startupTimes() {
   }
 }
 
-if (withPeers && (SCENARIOS.some((s) => s.peer && selected(s.key, s.name)) || selected('startup', 'startup'))) ensurePeers();
+if (withPeers && (SCENARIOS.some((s) => s.peer && selected(s.key, s.name)) || STARTUP.some((s) => s.peer && startupSelected(s)))) ensurePeers();
 const rows = await runScenarios();
 const forwarding = await runForwarding({ start, load, median, fmt, bench, main, selected, withPeers, rounds, connections, duration });
-if (selected('startup', 'startup')) await startupTimes();
+if (STARTUP.some(startupSelected)) await startupTimes();
 console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
 for (const { s, bare, facade, peer } of rows) {
   const peerPart = peer ? `  ${peer.label} ${(peer.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / peer.rps).toFixed(2)}` : '';

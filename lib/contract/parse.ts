@@ -1,6 +1,7 @@
 // JSON or YAML, decided by content rather than file extension (SPEC §2).
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { cachedParse } from './cache.js';
+import { parseYamlFast } from './yaml-fast.js';
 
 export function parseDocument(text: string): unknown {
   const start = text.search(/\S/);
@@ -14,5 +15,23 @@ export function parseDocument(text: string): unknown {
   return cachedParse(text, parseYamlText);
 }
 
-// maxAliasCount bounds alias expansion ("billion laughs" in YAML).
-const parseYamlText = (text: string): unknown => parseYaml(text, { maxAliasCount: 1000, prettyErrors: false });
+function parseYamlText(text: string): unknown {
+  const fast = parseYamlFast(text);
+  return fast === undefined ? parseWithYaml(text) : fast.doc;
+}
+
+/**
+ * `yaml`, the reference: what the fast parser leaves to it. maxAliasCount bounds alias expansion ("billion
+ * laughs"). Its errors name the line and column (not its multi-line pretty form: callers show one line).
+ */
+export function parseWithYaml(text: string): unknown {
+  try {
+    return parseYaml(text, { maxAliasCount: 1000, prettyErrors: false });
+  } catch (err) {
+    if (!(err instanceof YAMLParseError)) throw err;
+    const before = text.slice(0, err.pos[0]);
+    const line = before.split('\n').length;
+    err.message = `${err.message} (line ${line}, column ${before.length - before.lastIndexOf('\n')})`;
+    throw err;
+  }
+}

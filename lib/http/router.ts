@@ -46,9 +46,15 @@ export function toRouterPath(template: string): { path: string; paramNames: stri
   return { path: path.startsWith('/') ? path : `/${path}`, paramNames };
 }
 
+/** Paths of plain unreserved characters: a request path equal to one means that very route (no decoding, no parameter). */
+const PLAIN_PATH = /^[A-Za-z0-9\-._~/]+$/;
+const NO_PARAMS: Record<string, string | undefined> = Object.freeze({});
+
 export class Router<T> {
   private readonly tree = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 8192 });
   private readonly entries = new Map<string, PathEntry<T>>();
+  /** Parameterless plain paths, found by one lookup before the tree walk (static routes win there too). */
+  private readonly plain = new Map<string, PathMatch<T>>();
 
   /** Adds a target; returns false when the path already had one for this method (the earlier one wins). */
   add(method: string, template: string, target: T, queryDiscriminator?: Candidate<T>['queryDiscriminator']): boolean {
@@ -59,6 +65,7 @@ export class Router<T> {
       entry = { byMethod: Object.create(null) as Record<string, Candidate<T>[]>, allow: '' };
       this.entries.set(key, entry);
       this.tree.on('GET', key, () => {}, entry);
+      if (paramNames.length === 0 && PLAIN_PATH.test(key)) this.plain.set(key, { entry, params: NO_PARAMS });
     }
     const first = entry.byMethod[method] === undefined;
     (entry.byMethod[method] ??= []).push({ target, paramNames, queryDiscriminator });
@@ -69,6 +76,8 @@ export class Router<T> {
   }
 
   find(path: string): PathMatch<T> | undefined {
+    const plain = this.plain.get(path);
+    if (plain !== undefined) return plain;
     const found = this.tree.find('GET', path);
     return found ? { entry: found.store as PathEntry<T>, params: found.params } : undefined;
   }

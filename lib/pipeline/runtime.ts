@@ -10,9 +10,10 @@ import { sendError, sendProblem } from '../http/problem.js';
 import { parseQuery } from '../http/query.js';
 import { writeExchange } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
-import { Exchange, HeaderNames, Headers, isInternalName, PropertyNames } from '../routes/exchange.js';
-import { requestIdOf, tagExchange } from '../observe/request-id.js';
+import { Exchange, Headers, PropertyNames } from '../routes/exchange.js';
+import { requestIdOf } from '../observe/request-id.js';
 import { wholeBody } from '../routes/streamed-body.js';
+import { RequestHeaders } from './request-headers.js';
 import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from './stages.js';
 
 /** Operations that no route handles under `ignore`: the body comes back as it was sent (200, or 204 empty). */
@@ -20,11 +21,6 @@ export function echoBody(ex: Exchange): void {
   const type = ex.message.headers.get('content-type');
   if (type !== undefined) ex.message.headers.set('content-type', type);
 }
-
-const METHOD = HeaderNames.METHOD.toLowerCase();
-const PATH = HeaderNames.PATH.toLowerCase();
-const URI = HeaderNames.URI.toLowerCase();
-const QUERY = HeaderNames.QUERY.toLowerCase();
 
 export function compileOperationRuntime(op: Operation, stages: OperationStages, ctx: FeatureContext, observer?: RequestObserver): OperationRuntime {
   const { logger } = ctx;
@@ -88,7 +84,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     let ex: Exchange;
     let facts: RequestFacts | undefined;
     try {
-      // Parsed once: validation reads the pairs, the exchange headers are built from them.
+      // Parsed once: validation reads the pairs, the exchange headers are built from them (when first read).
       const queryPairs = parseQuery(query);
       if (needsFacts) {
         const pathParams: Record<string, string | undefined> = {};
@@ -96,23 +92,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
         facts = { req, path, query, queryPairs, pathParams, raw };
         if (check !== undefined) check(facts);
       }
-      const headers = Headers.fromRequest(req.headers);
-      for (let i = 0; i < names.length; i++) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
-      for (const [k, v] of queryPairs) {
-        // A path parameter keeps the value the router matched (and validation checked): the query cannot
-        // replace it, in any letter case (header names are case-insensitive).
-        if (isInternalName(k) || isPathParameter(names, k)) continue;
-        const prev = headers.get(k);
-        headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
-      }
-      for (const [name, value] of queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
-      // After the query: a query parameter cannot replace the request id or the trace context.
-      tagExchange(req, res, headers);
-      headers.setIncoming(METHOD, req.method);
-      headers.setIncoming(PATH, path.slice(prefixLength));
-      headers.setIncoming(URI, path);
-      headers.setIncoming(QUERY, query);
-      ex = new Exchange(headers, undefined, req, sharedProperties);
+      ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query)), undefined, req, sharedProperties);
       if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);
       else if (streamsBody) ex.message.body = hasBody(req) ? req : undefined;
@@ -188,9 +168,3 @@ function describeThrown(thrown: unknown): string {
     return 'a thrown value that cannot be described';
   }
 }
-
-function isPathParameter(names: readonly string[], name: string): boolean {
-  for (const n of names) if (n.length === name.length && n.toLowerCase() === name.toLowerCase()) return true;
-  return false;
-}
-

@@ -7,9 +7,10 @@ import type { IncomingMessage } from 'node:http';
  * remembered so that only those go back to the client (request headers are not echoed, unlike Camel).
  */
 export class Headers {
-  private readonly incoming: Readonly<Record<string, unknown>>;
-  private readonly overlay = new Map<string, unknown>();
+  private incoming: Readonly<Record<string, unknown>>;
+  private overlay = new Map<string, unknown>();
   private written: string[] | undefined;
+  private pending: LazyRequestHeaders | undefined;
 
   constructor(incoming?: Readonly<Record<string, unknown>>) {
     this.incoming = incoming ?? NO_HEADERS;
@@ -20,11 +21,37 @@ export class Headers {
     return new Headers(incoming);
   }
 
+  /**
+   * Headers filled from the request only when first read: a route that only writes headers (and the
+   * response writer, which reads only those) never pays for the request's (SvcHttp*, query parameters...).
+   */
+  static lazy(source: LazyRequestHeaders): Headers {
+    const headers = new Headers();
+    headers.pending = source;
+    return headers;
+  }
+
   get(name: string): unknown {
     const key = name.toLowerCase();
     const own = this.overlay.get(key);
     if (own !== undefined || this.overlay.has(key)) return own;
+    if (this.pending !== undefined && (!isInternalName(key) || REQUEST_NAMES.has(key))) return this.fill().get(key);
     return this.incomingValue(key);
+  }
+
+  /**
+   * Fills in the request's headers as they were before anything was written: what was set or deleted
+   * since (by routes) stays on top, in place, as if the request's had been there from the start.
+   */
+  private fill(): this {
+    const source = this.pending!;
+    this.pending = undefined;
+    const written = this.overlay;
+    this.overlay = new Map();
+    this.incoming = source.incoming;
+    source.fill(this);
+    for (const [key, value] of written) this.overlay.set(key, value);
+    return this;
   }
 
   private incomingValue(key: string): unknown {
@@ -45,10 +72,12 @@ export class Headers {
 
   /** Sets a header that arrived with the request (not sent back). */
   setIncoming(name: string, value: unknown): void {
+    if (this.pending !== undefined) this.fill();
     this.overlay.set(name.toLowerCase(), value);
   }
 
   delete(name: string): void {
+    if (this.pending !== undefined) this.fill();
     const key = name.toLowerCase();
     this.overlay.set(key, undefined);
     if (this.written !== undefined) this.written = this.written.filter((k) => k !== key);
@@ -56,6 +85,7 @@ export class Headers {
 
   /** A plain snapshot of all headers. */
   toObject(): Record<string, unknown> {
+    if (this.pending !== undefined) this.fill();
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(this.incoming)) if (!isInternalName(key)) putOwn(out, key, this.incoming[key]);
     for (const [key, value] of this.overlay) {
@@ -69,6 +99,17 @@ export class Headers {
   writtenNames(): readonly string[] {
     return this.written ?? EMPTY;
   }
+}
+
+/** The request's side of lazily filled headers. */
+export interface LazyRequestHeaders {
+  /** The request's header fields, read in place. */
+  readonly incoming: Readonly<Record<string, unknown>>;
+  /**
+   * Sets the values derived from the request with `setIncoming`. Of the internal names it sets only the
+   * four SvcHttp* request names (so reading others, like the response code, need not fill).
+   */
+  fill(headers: Headers): void;
 }
 
 /** Sets an own property, also for a client-chosen name like `__proto__` (an assignment would set the prototype). */
@@ -127,6 +168,9 @@ export const HeaderNames = {
   URI: 'SvcHttpUri',
   QUERY: 'SvcHttpQuery',
 } as const;
+
+/** The internal names a request sets (lower-cased): reading any other internal name never needs the request's. */
+const REQUEST_NAMES: ReadonlySet<string> = new Set([HeaderNames.METHOD, HeaderNames.PATH, HeaderNames.URI, HeaderNames.QUERY].map((n) => n.toLowerCase()));
 
 export const PropertyNames = {
   OPENAPI: 'SvcRestOpenApi',

@@ -20,6 +20,7 @@ import { isJsonMediaType } from '../http/negotiation.js';
 import type { Pairs } from '../http/query.js';
 import { setOwn } from '../objects.js';
 import { shapeOf, type ValueShape } from './coerce.js';
+import { compileSimpleParameterCheck } from './simple-parameters.js';
 import type { SchemaCheck, SchemaCompiler } from './schemas.js';
 import { pointerOf, type Violations } from './violations.js';
 
@@ -191,7 +192,10 @@ export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, r
     return { readers, check };
   };
 
+  const certainlyValid = compileSimpleParameterCheck(params);
+
   return (facts, out) => {
+    if (certainlyValid?.(facts) === true) return;
     compiled ??= compile();
     const values: Record<string, Record<string, unknown>> = { path: {}, query: {}, header: {}, cookie: {} };
     const sources = new Sources(facts);

@@ -193,6 +193,7 @@ test('anything but OpenAPI 3.0/3.1 fails with "The given OpenApi specification c
     'list.yaml': '- openapi: 3.0.0\n',
     'bad-paths.yaml': 'openapi: 3.0.0\ninfo: {title: x, version: "1"}\npaths: 12\n',
     'empty.yaml': '',
+    'duplicate.yaml': 'openapi: 3.0.0\ninfo: {title: x, version: "1"}\npaths: {}\npaths: {}\n',
   });
   await assertCannotLoad(join(dir, 'swagger.json'), /Version 2\.0 is not supported; only OpenAPI 3\.0 and 3\.1 are\.$/);
   await assertCannotLoad(join(CORPUS, 'oai-examples/v3.2/3.2-tags-example.yaml'), /Version 3\.2\.0 is not supported/);
@@ -203,6 +204,7 @@ test('anything but OpenAPI 3.0/3.1 fails with "The given OpenApi specification c
   await assertCannotLoad(join(dir, 'list.yaml'), /no openapi field/);
   await assertCannotLoad(join(dir, 'bad-paths.yaml'), /paths is not an object/);
   await assertCannotLoad(join(dir, 'empty.yaml'), /no openapi field/);
+  await assertCannotLoad(join(dir, 'duplicate.yaml'), /It is neither JSON nor YAML: Map keys must be unique \(line 4, column 1\)$/);
   await assertCannotLoad('does-not-exist.yaml', /No such file in the resource roots \(config directory, its src\/main\/resources, the working directory, its src\/main\/resources\)\./);
   await assertCannotLoad(join(dir, 'absent.json'), /No such file/);
   await assertCannotLoad('classpath:absent.json', /No such file/);

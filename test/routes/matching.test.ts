@@ -96,6 +96,7 @@ test('literal segments beat templates, case-sensitively', async () => {
   assert.deepEqual((await get('/Users/me')).body, { route: 'getMe', params: {} });
   assert.deepEqual((await get('/Users/ME')).body, { route: 'getUser', params: { user: 'ME' } });
   assert.deepEqual((await get('/Users/me/')).body, { route: 'getMe', params: {} }, 'trailing slash tolerated');
+  assert.deepEqual((await get('/Users/%6De')).body, { route: 'getMe', params: {} }, 'an escaped literal is the literal');
   assert.deepEqual((await get('/users/me')).body, { route: 'GetObject', params: { Bucket: 'users', Key: 'me' } }, '/users/me is a bucket and a key');
 });
 

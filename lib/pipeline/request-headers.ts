@@ -1,0 +1,55 @@
+// The exchange headers a request gives a route (SPEC §4): the request's header fields, then its path
+// parameters, query parameters (and their contract defaults), the request id and trace context, and the SvcHttp* names. Kept as the request's
+// parts and filled in only when a route first reads its headers (Headers.lazy).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Pairs } from '../http/query.js';
+import { PARAM_KEYS } from '../http/router.js';
+import { tagExchange } from '../observe/request-id.js';
+import { HeaderNames, isInternalName, type Headers, type LazyRequestHeaders } from '../routes/exchange.js';
+
+const METHOD = HeaderNames.METHOD.toLowerCase();
+const PATH = HeaderNames.PATH.toLowerCase();
+const URI = HeaderNames.URI.toLowerCase();
+const QUERY = HeaderNames.QUERY.toLowerCase();
+
+export class RequestHeaders implements LazyRequestHeaders {
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly params: Record<string, string | undefined>,
+    private readonly names: readonly string[],
+    private readonly queryPairs: Pairs,
+    private readonly queryDefaults: readonly (readonly [string, unknown])[],
+    private readonly path: string,
+    private readonly prefixLength: number,
+    private readonly query: string,
+  ) {}
+
+  get incoming(): Readonly<Record<string, unknown>> {
+    return this.req.headers;
+  }
+
+  fill(headers: Headers): void {
+    const { names, params } = this;
+    for (let i = 0; i < names.length; i++) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
+    for (const [k, v] of this.queryPairs) {
+      // A path parameter keeps the value the router matched (and validation checked): the query cannot
+      // replace it, in any letter case (header names are case-insensitive).
+      if (isInternalName(k) || isPathParameter(names, k)) continue;
+      const prev = headers.get(k);
+      headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
+    }
+    for (const [name, value] of this.queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
+    // After the query: a query parameter cannot replace the request id or the trace context.
+    tagExchange(this.req, this.res, headers);
+    headers.setIncoming(METHOD, this.req.method);
+    headers.setIncoming(PATH, this.path.slice(this.prefixLength));
+    headers.setIncoming(URI, this.path);
+    headers.setIncoming(QUERY, this.query);
+  }
+}
+
+function isPathParameter(names: readonly string[], name: string): boolean {
+  for (const n of names) if (n.length === name.length && n.toLowerCase() === name.toLowerCase()) return true;
+  return false;
+}

@@ -1,0 +1,47 @@
+// Headers.lazy: the request's headers are filled in when first read, and what a route wrote before that
+// stays on top, as if the request's had been there from the start.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Headers, type LazyRequestHeaders } from '../../lib/routes/exchange.js';
+
+function source(): LazyRequestHeaders & { fills: number } {
+  return {
+    fills: 0,
+    incoming: { accept: 'text/plain', 'x-both': 'header', svchttpmethod: 'forged' },
+    fill(headers: Headers) {
+      this.fills++;
+      headers.setIncoming('q', 'query');
+      headers.setIncoming('x-both', ['header', 'query']);
+      headers.setIncoming('SvcHttpMethod', 'GET');
+    },
+  };
+}
+
+test('writing and reading written or internal names does not fill; reading anything else does, once', () => {
+  const s = source();
+  const h = Headers.lazy(s);
+  h.set('Content-Type', 'application/json');
+  h.set('q', 'route');
+  assert.equal(h.get('content-type'), 'application/json');
+  assert.equal(h.get('SvcHttpResponseCode'), undefined);
+  assert.equal(h.get('q'), 'route');
+  assert.equal(s.fills, 0);
+  assert.deepEqual(h.get('x-both'), ['header', 'query']);
+  assert.equal(s.fills, 1);
+  assert.equal(h.get('q'), 'route', 'the route wrote q: its value stays on top');
+  assert.equal(h.get('accept'), 'text/plain');
+  assert.equal(h.get('svchttpmethod'), 'GET');
+  assert.equal(s.fills, 1);
+  assert.deepEqual(h.writtenNames(), ['content-type', 'q']);
+});
+
+test('an internal request name, has, delete and toObject fill first', () => {
+  assert.equal(Headers.lazy(source()).get('SvcHttpMethod'), 'GET');
+  assert.equal(Headers.lazy(source()).has('accept'), true);
+  const deleted = Headers.lazy(source());
+  deleted.delete('q');
+  assert.equal(deleted.get('q'), undefined);
+  const h = Headers.lazy(source());
+  h.set('accept', 'application/json');
+  assert.deepEqual(h.toObject(), { accept: 'application/json', 'x-both': ['header', 'query'], q: 'query', svchttpmethod: 'GET' });
+});

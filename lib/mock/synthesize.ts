@@ -189,7 +189,9 @@ export class Synthesizer {
   private array(f: Facts): Generator {
     const item = this.generatorOf(f.items);
     const prefix = f.prefixItems.map((p) => this.generator(p.value, p.uri));
-    const min = f.minItems ?? 0;
+    // A contract's minItems is not a reason to build a body of any size: past the budget, a shorter array.
+    if ((f.minItems ?? 0) > BUDGET) this.note(`mock: minItems ${f.minItems} is more than ${BUDGET} items; synthesized arrays stop at ${BUDGET}`);
+    const min = Math.min(f.minItems ?? 0, BUDGET);
     const max = f.maxItems ?? Infinity;
     const unique = f.uniqueItems;
 

@@ -31,11 +31,11 @@ export class RequestHeaders implements LazyRequestHeaders {
 
   fill(headers: Headers): void {
     const { names, params } = this;
-    for (let i = 0; i < names.length; i++) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
+    for (let i = 0; i < names.length; i++) if (!isRequestField(names[i]!)) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
     for (const [k, v] of this.queryPairs) {
       // A path parameter keeps the value the router matched (and validation checked): the query cannot
       // replace it, in any letter case (header names are case-insensitive).
-      if (isInternalName(k) || isPathParameter(names, k)) continue;
+      if (isInternalName(k) || isPathParameter(names, k) || isRequestField(k)) continue;
       const prev = headers.get(k);
       headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
     }
@@ -47,6 +47,21 @@ export class RequestHeaders implements LazyRequestHeaders {
     headers.setIncoming(URI, this.path);
     headers.setIncoming(QUERY, this.query);
   }
+}
+
+/**
+ * Header fields that say who the client is or what the request carries. A path or query parameter of that
+ * name must not pose as the field: `?authorization=Bearer%20x` would otherwise reach a `to: http` backend as
+ * credentials the facade never checked, and `?traceparent=` as a trace context it never validated.
+ */
+const REQUEST_FIELDS: ReadonlySet<string> = new Set([
+  'authorization', 'proxy-authorization', 'cookie', 'host', 'content-type', 'content-length', 'content-encoding',
+  'transfer-encoding', 'connection', 'te', 'upgrade', 'expect', 'traceparent', 'tracestate', 'x-request-id',
+  'forwarded', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'via',
+]);
+
+function isRequestField(name: string): boolean {
+  return REQUEST_FIELDS.has(name.toLowerCase());
 }
 
 function isPathParameter(names: readonly string[], name: string): boolean {

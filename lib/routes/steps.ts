@@ -147,7 +147,7 @@ function deepFreeze<T>(value: T): T {
 // stream it instead of reading it first. Decided once per route at startup.
 
 /** `${body}`, `${body.x}`, `${bodyAs(...)}`: a simple template that reads the body. */
-const READS_BODY = /\$\{\s*body/;
+const READS_BODY = /\$\{\s*(?:in\.)?body/;
 
 /** True when no step before the last reads or replaces the body (unknown code, `process` or a function expression, counts as reading it). */
 export function bodyUntouchedBefore(steps: readonly StepDefinition[], last: number): boolean {

@@ -88,8 +88,7 @@ export class RemoteKeySet {
       await res.body?.cancel();
       throw new Error(`larger than ${MAX_JWKS_BYTES} bytes`);
     }
-    const text = await res.text();
-    if (text.length > MAX_JWKS_BYTES) throw new Error(`larger than ${MAX_JWKS_BYTES} bytes`);
+    const text = await boundedText(res, MAX_JWKS_BYTES);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -98,4 +97,19 @@ export class RemoteKeySet {
     }
     return createLocalJWKSet(json as JSONWebKeySet);
   }
+}
+
+/** The answer's text, read no further than `limit` bytes (a chunked answer announces no length). */
+async function boundedText(res: Response, limit: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body ?? []) {
+    size += chunk.length;
+    if (size > limit) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new Error(`larger than ${limit} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -3,6 +3,7 @@
 // XML, headers, declared statuses, and dynamic mode with seeds, on contracts written for it. Every body is
 // also checked with our response validation.
 import { test, before, after } from 'node:test';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { createFacade, silentLogger } from '../../lib/index.js';
 import { PETSTORE, serve, tempDir, type Running } from '../helpers.js';
@@ -396,5 +397,21 @@ test('OpenAPI 3.0: nullable and boolean exclusive bounds', async () => {
     assert.deepEqual(JSON.parse(res.body), { maybe: 'string', above: 6 });
   } finally {
     await thirty.close();
+  }
+});
+
+test('a huge minItems does not make the mock build a huge body: arrays stop at the budget, with a note', async () => {
+  const running = await serve({
+    specification: join(tempDir({ 'c.json': JSON.stringify({ openapi: '3.0.3', info: { title: 'big', version: '1' }, paths: { '/many': get('many', ok({ type: 'array', minItems: 100_000_000, items: { type: 'integer' } })) } }) }), 'c.json'),
+    missingOperation: 'mock',
+  });
+  try {
+    const res = await fetch(`${running.origin}/many`);
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as unknown[];
+    assert.ok(body.length > 0 && body.length <= 1500, String(body.length));
+    assert.ok(running.logger.lines.some((l) => /^WARN mock: minItems 100000000 is more than 1500 items/.test(l)), running.logger.lines.join('\n'));
+  } finally {
+    await running.close();
   }
 });

@@ -131,3 +131,37 @@ test('a trusted-proxies entry that is not an address or range fails startup nami
     return true;
   });
 });
+
+test('a query or path parameter named like a request field (authorization, cookie, traceparent, ...) never poses as that field to the backend', async () => {
+  const { target, seen } = await recordingBackend();
+  const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes: { findPetsByStatus: [{ kind: 'to', uri: `${target.origin}/pets` }] } });
+  try {
+    const query = new URLSearchParams({ status: 'sold', authorization: 'Bearer forged', cookie: 'session=forged', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'x-forwarded-for': '10.9.9.9', 'content-type': 'text/evil' });
+    const res = await rawRequest(running.origin, `/api/v3/pet/findByStatus?${query}`, { headers: { cookie: 'session=real' } });
+    assert.equal(res.status, 200, res.body);
+    const got = seen[0]!;
+    assert.equal(got.status, 'sold', 'other query parameters still go as headers, as Camel sends them');
+    assert.equal(got.authorization, undefined);
+    assert.equal(got.cookie, 'session=real', 'the client\'s own field, not the parameter');
+    assert.equal(got.traceparent, undefined);
+    assert.equal(got['x-forwarded-for'], '127.0.0.1');
+    assert.equal(got['content-type'], undefined);
+  } finally {
+    await running.close();
+    await target.close();
+  }
+});
+
+test('a step reading ${in.body} before to: http gets the body as text (the request is then not streamed)', async () => {
+  const { target, seen } = await recordingBackend();
+  const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes: { addPet: [{ kind: 'log', message: 'got ${in.body}' }, { kind: 'to', uri: `${target.origin}/pets` }] } });
+  try {
+    const res = await rawRequest(running.origin, '/api/v3/pet', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"rex"}' });
+    assert.equal(res.status, 200, res.body);
+    assert.equal(seen.length, 1);
+    assert.ok(running.logger.lines.some((l) => l.includes('got {"name":"rex"}')), running.logger.lines.join('\n'));
+  } finally {
+    await running.close();
+    await target.close();
+  }
+});

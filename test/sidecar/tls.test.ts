@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TLSSocket } from 'node:tls';
 import { PETSTORE, serve } from '../helpers.js';
-import { generatePki, httpsBackend } from './backends.js';
+import { generatePki, httpBackend, httpsBackend } from './backends.js';
 
 test('https backends: an unknown CA is a 502, caFile trusts it, certFile/keyFile present a client certificate', async () => {
   const pki = generatePki();
@@ -40,5 +40,40 @@ test('https backends: an unknown CA is a 502, caFile trusts it, certFile/keyFile
   } finally {
     await running.close();
     await target.close();
+  }
+});
+
+test('followRedirects to another origin: the client certificate is not presented there, and https never redirects down to http', async () => {
+  const pki = generatePki();
+  const tls = { key: pki.read(pki.files.serverKey), cert: pki.read(pki.files.serverCert), ca: pki.read(pki.files.ca), requestCert: true, rejectUnauthorized: false };
+  const elsewhere = await httpsBackend(tls, (req, res) => {
+    const socket = req.socket as TLSSocket;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ client: socket.authorized ? socket.getPeerCertificate().subject.CN : null }));
+  });
+  const plain = await httpBackend((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('plain'));
+  const origin = await httpsBackend(tls, (req, res) => {
+    res.writeHead(302, { location: req.url === '/down' ? `${plain.origin}/x` : `${elsewhere.origin}/x` }).end();
+  });
+  const { ca, clientCert, clientKey } = pki.files;
+  const parameters = { caFile: ca, certFile: clientCert, keyFile: clientKey, followRedirects: true };
+  const running = await serve({
+    specification: PETSTORE,
+    missingOperation: 'ignore',
+    baseDir: pki.dir,
+    routes: {
+      getInventory: [{ kind: 'to', uri: `${origin.origin}/away`, parameters }],
+      getPetById: [{ kind: 'to', uri: `${origin.origin}/down`, parameters }],
+    },
+  });
+  try {
+    const away = await fetch(`${running.origin}/api/v3/store/inventory`);
+    assert.equal(away.status, 200);
+    assert.deepEqual(await away.json(), { client: null }, 'the other origin is not shown the facade\'s client certificate');
+    const down = await fetch(`${running.origin}/api/v3/pet/1`, { redirect: 'manual' });
+    assert.equal(down.status, 302, 'the redirect to http is passed to the client, not followed');
+    assert.equal(down.headers.get('location'), `${plain.origin}/x`);
+  } finally {
+    await running.close();
+    await Promise.all([origin.close(), elsewhere.close(), plain.close()]);
   }
 });

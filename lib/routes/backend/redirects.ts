@@ -34,12 +34,22 @@ export function redirectTarget(hop: Hop, res: IncomingMessage): Hop | undefined 
     payload = undefined;
     for (const name of BODY_FIELDS) delete headers[name];
   }
-  if (url.origin !== from.origin) for (const name of CREDENTIALS) delete headers[name];
+  if (url.origin === from.origin) return { endpoint: from, path: `${url.pathname}${url.search}`, method, headers, payload };
+  // Another origin: never from https down to http, and without what identifies the facade to its own backend.
   const https = url.protocol === 'https:';
+  if (from.https && !https) return undefined;
+  for (const name of CREDENTIALS) delete headers[name];
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  const endpoint: BackendEndpoint =
-    url.origin === from.origin
-      ? from
-      : { ...from, https, hostname, port: Number(url.port) || (https ? 443 : 80), servername: serverName(https, hostname), origin: url.origin, poolKey: from.poolKey.replace(from.origin, url.origin) };
+  const endpoint: BackendEndpoint = {
+    ...from,
+    https,
+    hostname,
+    port: Number(url.port) || (https ? 443 : 80),
+    servername: serverName(https, hostname),
+    origin: url.origin,
+    options: { ...from.options, cert: undefined, key: undefined },
+    // One pool for all the origins this endpoint redirects to: a backend's Location cannot grow the pools.
+    poolKey: `redirected ${url.protocol} ${from.poolKey}`,
+  };
   return { endpoint, path: `${url.pathname}${url.search}`, method, headers, payload };
 }

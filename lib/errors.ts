@@ -36,6 +36,7 @@ export const Errors = {
   REQUEST_INVALID: def('SVC_REQUEST_INVALID', 400, '%s'),
   BODY_MISSING: def('SVC_BODY_MISSING', 400, 'The request body is missing.'),
   QUERY_MISSING: def('SVC_QUERY_MISSING', 400, 'Some of the required query parameters are missing.'),
+  FORWARD_PATH_UNSAFE: def('SVC_FORWARD_PATH_UNSAFE', 400, 'The request path cannot be forwarded: a segment is a dot segment or hides a slash.'),
   HEADERS_MISSING: def('SVC_HEADERS_MISSING', 400, 'Some of the required HTTP headers are missing.'),
   INVALID_JSON: def('SVC_INVALID_JSON', 400, 'Invalid JSon payload.'),
   INVALID_XML: def('SVC_INVALID_XML', 400, 'Invalid XML payload.'),

@@ -165,3 +165,26 @@ test('a step reading ${in.body} before to: http gets the body as text (the reque
     await target.close();
   }
 });
+
+test('forwardPath: a path whose parameter is a dot segment or hides a slash is refused (400), never sent to the backend', async () => {
+  const seenPaths: string[] = [];
+  const target = await httpBackend((req, res) => {
+    seenPaths.push(req.url ?? '');
+    req.resume().on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+  });
+  const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes: { getPetById: [{ kind: 'to', uri: `${target.origin}/api/v3?forwardPath=true` }] } });
+  try {
+    for (const petId of ['..', '%2E%2E', '.', '..%2Fadmin', 'a%5Cb']) {
+      const res = await rawRequest(running.origin, `/api/v3/pet/${petId}`);
+      assert.equal(res.status, 400, `${petId}: ${res.body}`);
+      assert.equal(JSON.parse(res.body).detail, 'The request path cannot be forwarded: a segment is a dot segment or hides a slash.');
+    }
+    assert.deepEqual(seenPaths, []);
+    const ok = await rawRequest(running.origin, '/api/v3/pet/a.b');
+    assert.equal(ok.status, 200);
+    assert.deepEqual(seenPaths, ['/api/v3/pet/a.b']);
+  } finally {
+    await running.close();
+    await target.close();
+  }
+});

@@ -147,9 +147,20 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE'])
 
 /** The path and query sent: the endpoint's path (plus the request path with forwardPath), its own query, else the client's. */
 function targetPath(endpoint: BackendEndpoint, path: unknown, query: unknown): string {
-  const base = endpoint.options.forwardPath && typeof path === 'string' ? endpoint.path + path : endpoint.path;
+  const base = endpoint.options.forwardPath && typeof path === 'string' ? endpoint.path + forwardablePath(path) : endpoint.path;
   if (endpoint.search !== '') return base + endpoint.search;
   return typeof query === 'string' && query !== '' ? `${base}?${query}` : base;
+}
+
+/**
+ * A path a parameter matched may still say `..` (or `%2E%2E`, or `%2F` inside a segment): a backend that
+ * normalizes it would be asked for a path outside the one the facade forwards to. Such a request is refused.
+ */
+const UNSAFE_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?=\/|$)|%2f|%5c|\\/i;
+
+function forwardablePath(path: string): string {
+  if (UNSAFE_SEGMENT.test(path)) throw svcError(Errors.FORWARD_PATH_UNSAFE);
+  return path;
 }
 
 function toPayload(body: unknown): string | Buffer | undefined {

@@ -1,7 +1,8 @@
 // Problem responses (RFC 9457, SPEC §6): every error the facade itself answers goes through here.
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { problemBody, type ErrorDef, type SvcError, type Violation } from '../errors.js';
-import { REQUEST_ID_HEADER, requestIdOf } from '../observe/request-id.js';
+import { REQUEST_ID_HEADER, requestIdOf, withRequestId } from '../observe/request-id.js';
+import { noteBodyLength } from './body-length.js';
 
 const PROBLEM_TYPE = 'application/problem+json';
 
@@ -31,6 +32,8 @@ function sendProblemBody(res: ServerResponse, status: number, body: string, head
   const id = requestIdOf(res);
   const text = id === undefined ? body : `${body.slice(0, -1)},"instance":${JSON.stringify(id)}}`;
   // The reason phrase is explicit: a writeHead that threw earlier (a route's invalid header) may have left its own.
-  res.writeHead(status, STATUS_CODES[status] ?? 'Error', { ...headers, 'content-type': PROBLEM_TYPE, 'content-length': Buffer.byteLength(text) });
+  const length = Buffer.byteLength(text);
+  noteBodyLength(res, length);
+  res.writeHead(status, STATUS_CODES[status] ?? 'Error', withRequestId(res, { ...headers, 'content-type': PROBLEM_TYPE, 'content-length': length }));
   res.end(text);
 }

@@ -4,6 +4,8 @@ import type { ServerResponse } from 'node:http';
 import { Errors, svcError } from '../errors.js';
 import { HeaderNames, isInternalName, type Exchange } from '../routes/exchange.js';
 import { StreamedBody } from '../routes/streamed-body.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../observe/request-id.js';
+import { noteBodyLength } from './body-length.js';
 
 const NEVER_SENT = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'host']);
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
@@ -34,23 +36,28 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
     type ??= out.type;
   }
   const status = responseStatus(headers.get(RESPONSE_CODE), payload !== undefined);
-  const out = writtenHeaders(ex);
+  const out = writtenHeaders(res, ex);
   if (status === 204 || status === 304 || payload === undefined) {
     res.writeHead(status, out);
     res.end();
     return;
   }
   out['content-type'] = type!;
-  out['content-length'] = Buffer.byteLength(payload);
+  const length = Buffer.byteLength(payload);
+  out['content-length'] = length;
+  noteBodyLength(res, length);
   res.writeHead(status, out);
   res.end(payload);
 }
 
 type OutgoingHeaders = Record<string, string | string[] | number>;
 
-function writtenHeaders(ex: Exchange): OutgoingHeaders {
+/** The response's headers, all in the one object given to writeHead (its fast path): the request id first. */
+function writtenHeaders(res: ServerResponse, ex: Exchange): OutgoingHeaders {
   const headers = ex.message.headers;
   const out: OutgoingHeaders = {};
+  const id = requestIdOf(res);
+  if (id !== undefined) out[REQUEST_ID_HEADER] = id;
   for (const name of headers.writtenNames()) {
     if (isInternalName(name) || NEVER_SENT.has(name)) continue;
     const value = headers.get(name);
@@ -63,9 +70,12 @@ function writtenHeaders(ex: Exchange): OutgoingHeaders {
 /** A body still arriving (a backend's answer) is piped through; a failure half-way can only cut the connection. */
 function writeStreamed(res: ServerResponse, ex: Exchange, body: StreamedBody, type: string | undefined): void {
   const status = responseStatus(ex.message.headers.get(RESPONSE_CODE), true);
-  const out = writtenHeaders(ex);
+  const out = writtenHeaders(res, ex);
   if (type !== undefined) out['content-type'] = type;
-  if (body.length !== undefined && status !== 204 && status !== 304) out['content-length'] = body.length;
+  if (body.length !== undefined && status !== 204 && status !== 304) {
+    out['content-length'] = body.length;
+    noteBodyLength(res, body.length);
+  }
   res.writeHead(status, out);
   // pipe() and two listeners rather than stream.pipeline, which allocates an AbortController per response.
   const source = body.stream;

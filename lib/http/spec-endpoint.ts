@@ -8,6 +8,7 @@ import { stringify as stringifyYaml } from 'yaml';
 import { joinPaths } from '../contract/base-path.js';
 import type { Contract, OpenApiDocument } from '../contract/load.js';
 import { Errors } from '../errors.js';
+import { withRequestId } from '../observe/request-id.js';
 import type { FeatureContext, OperationRuntime } from '../pipeline/stages.js';
 import type { Logger } from '../log.js';
 import { compileNegotiator } from './negotiation.js';
@@ -111,7 +112,7 @@ function documentEndpoint(documents: Documents, fixed: Format | undefined, logge
 }
 
 function send(res: ServerResponse, body: Buffer, type: string, vary?: string): void {
-  res.writeHead(200, vary === undefined ? { 'content-type': type, 'content-length': body.length } : { 'content-type': type, 'content-length': body.length, vary });
+  res.writeHead(200, withRequestId(res, vary === undefined ? { 'content-type': type, 'content-length': body.length } : { 'content-type': type, 'content-length': body.length, vary }));
   res.end(body); // node sends no body for HEAD
 }
 

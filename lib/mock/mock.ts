@@ -49,8 +49,9 @@ export const mockFeature: Feature = (op, disposition, ctx) => {
 };
 
 const ECHO_METHODS = new Set(['DELETE', 'PUT', 'POST', 'PATCH']);
-const RESPONSE_CODE = HeaderNames.RESPONSE_CODE;
-const PATH = HeaderNames.PATH;
+// Lower-cased once: Headers lower-cases every name it is given, a mixed-case one into a new string each time.
+const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
+const PATH = HeaderNames.PATH.toLowerCase();
 const NO_HEADERS: IncomingHttpHeaders = {};
 const NO_PREFERENCE: Preference = {};
 

@@ -1,6 +1,7 @@
 // Health for probes and load balancers (`/observe/health`, `/live`, `/ready`), as MicroProfile Health and
 // Camel answer it: `{"status":"UP"|"DOWN","checks":[...]}`, 200 when UP, 503 when DOWN.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { withRequestId } from './request-id.js';
 
 export type Probe = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -49,7 +50,7 @@ function body(value: unknown): Buffer {
 
 /** Answers a probe or scrape: never cached; HEAD gets the headers only. */
 export function send(req: IncomingMessage, res: ServerResponse, status: number, payload: Buffer | string, type = 'application/json'): void {
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(payload), 'cache-control': 'no-store' });
+  res.writeHead(status, withRequestId(res, { 'content-type': type, 'content-length': Buffer.byteLength(payload), 'cache-control': 'no-store' }));
   if (req.method === 'HEAD') res.end();
   else res.end(payload);
 }

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OBSERVE_DEFAULTS, type FacadeConfig, type ObserveOptions } from '../config/model.js';
 import type { Operation } from '../contract/operations.js';
+import { bodyLengthOf } from '../http/body-length.js';
 import { Errors, svcError } from '../errors.js';
 import type { Router } from '../http/router.js';
 import type { Logger } from '../log.js';
@@ -55,7 +56,7 @@ export class Observation {
       if (status === 404) this.metrics.notFound++;
       else this.metrics.methodNotAllowed++;
     }
-    this.accessLog?.(req, res, undefined, 0, Number(res.getHeader('content-length') ?? 0));
+    this.accessLog?.(req, res, undefined, 0, bodyLengthOf(res));
   }
 
   /** The endpoints by path (with the option that named it); the health body reports the operation and route counts. */
@@ -142,7 +143,7 @@ function requestObserver(operationId: string, metrics: FacadeMetrics | undefined
       const seconds = (performance.now() - (res as TimedResponse)[STARTED]) / 1000;
       // A destroyed response went nowhere: its client left before the answer.
       const delivered = !res.destroyed;
-      const bytes = delivered && res.req.method !== 'HEAD' ? Number(res.getHeader('content-length') ?? 0) : 0;
+      const bytes = delivered && res.req.method !== 'HEAD' ? bodyLengthOf(res) : 0;
       if (metrics !== undefined) {
         metrics.inFlight--;
         if (delivered) counts!.answered(res.statusCode, seconds, bytes);

@@ -19,17 +19,31 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-.
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_PARENT = '0'.repeat(16);
 
-/** Gives the request its id (the client's or a new one) on the response; returns it. */
+/**
+ * Where the id rides on the response until it is written. Not `setHeader`: once a response has a header set
+ * that way, node's writeHead validates and stores every header of its object one by one (its slow path);
+ * each writer puts the id into the one object it passes to writeHead instead (see `withRequestId`).
+ */
+const REQUEST_ID = Symbol('svc.requestId');
+type IdentifiedResponse = ServerResponse & { [REQUEST_ID]?: string };
+
+/** Gives the request its id (the client's or a new one) for its response; returns it. */
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
   const given = req.headers[REQUEST_ID_HEADER];
   const id = typeof given === 'string' && ACCEPTED_ID.test(given) ? given : randomUUID();
-  res.setHeader(REQUEST_ID_HEADER, id);
+  (res as IdentifiedResponse)[REQUEST_ID] = id;
   return id;
+}
+
+/** The headers a writer passes to writeHead, with the request id (when the request has one) put first. */
+export function withRequestId<T extends Record<string, unknown>>(res: ServerResponse, headers: T): T {
+  const id = (res as IdentifiedResponse)[REQUEST_ID];
+  return id === undefined ? headers : { [REQUEST_ID_HEADER]: id, ...headers };
 }
 
 /** The exchange gets the request id the response carries, and only a trace context that parses. */
 export function tagExchange(req: IncomingMessage, res: ServerResponse, headers: Headers): void {
-  const id = res.getHeader(REQUEST_ID_HEADER);
+  const id = requestIdOf(res);
   if (id !== undefined) headers.setIncoming(REQUEST_ID_HEADER, id);
   const traceparent = req.headers.traceparent;
   if (traceparent !== undefined && !(typeof traceparent === 'string' && validTraceparent(traceparent))) {
@@ -40,8 +54,7 @@ export function tagExchange(req: IncomingMessage, res: ServerResponse, headers: 
 
 /** The id of the request this response answers, if it has one. */
 export function requestIdOf(res: ServerResponse): string | undefined {
-  const id = res.getHeader(REQUEST_ID_HEADER);
-  return typeof id === 'string' ? id : undefined;
+  return (res as IdentifiedResponse)[REQUEST_ID];
 }
 
 /**

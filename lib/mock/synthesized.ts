@@ -5,6 +5,7 @@ import { contractSchemas } from '../binding/deref.js';
 import type { Contract } from '../contract/load.js';
 import type { MediaTypeObject, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
+import { TOKEN } from '../http/fields.js';
 import { isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import { renderBody, type MockBody } from './render.js';
 import type { Random } from './random.js';
@@ -91,7 +92,7 @@ export class SynthesizedResponse {
     if (!declared || typeof declared !== 'object') return [];
     const out: [string, Generator][] = [];
     for (const [name, raw] of Object.entries(declared)) {
-      if (WRITER_HEADERS.has(name.toLowerCase()) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) continue;
+      if (WRITER_HEADERS.has(name.toLowerCase()) || !TOKEN.test(name)) continue;
       const header = this.contract.refs.deref<Json | null>(raw, this.located.uri);
       if (!header.value || typeof header.value !== 'object') continue;
       const content = header.value.content as Record<string, MediaTypeObject> | undefined;

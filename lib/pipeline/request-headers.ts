@@ -2,7 +2,7 @@
 // parameters, query parameters (and their contract defaults), the request id and trace context, and the SvcHttp* names. Kept as the request's
 // parts and filled in only when a route first reads its headers (Headers.lazy).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Pairs } from '../http/query.js';
+import { parseQuery, type Pairs } from '../http/query.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { tagExchange } from '../observe/request-id.js';
 import { HeaderNames, isInternalName, type Headers, type LazyRequestHeaders } from '../routes/exchange.js';
@@ -18,7 +18,8 @@ export class RequestHeaders implements LazyRequestHeaders {
     private readonly res: ServerResponse,
     private readonly params: Record<string, string | undefined>,
     private readonly names: readonly string[],
-    private readonly queryPairs: Pairs,
+    /** The pairs validation parsed, if it ran; otherwise parsed here when the headers are first read. */
+    private readonly queryPairs: Pairs | undefined,
     private readonly queryDefaults: readonly (readonly [string, unknown])[],
     private readonly path: string,
     private readonly prefixLength: number,
@@ -32,7 +33,7 @@ export class RequestHeaders implements LazyRequestHeaders {
   fill(headers: Headers): void {
     const { names, params } = this;
     for (let i = 0; i < names.length; i++) if (!isRequestField(names[i]!)) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
-    for (const [k, v] of this.queryPairs) {
+    for (const [k, v] of this.queryPairs ?? parseQuery(this.query)) {
       // A path parameter keeps the value the router matched (and validation checked): the query cannot
       // replace it, in any letter case (header names are case-insensitive).
       if (isInternalName(k) || isPathParameter(names, k) || isRequestField(k)) continue;

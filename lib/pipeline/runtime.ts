@@ -84,12 +84,13 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     let ex: Exchange;
     let facts: RequestFacts | undefined;
     try {
-      // Parsed once: validation reads the pairs, the exchange headers are built from them (when first read).
-      const queryPairs = parseQuery(query);
+      // Parsed at most once: validation reads the pairs and the exchange headers reuse them; without
+      // validation they are parsed only if a route reads its headers.
+      const queryPairs = needsFacts ? parseQuery(query) : undefined;
       if (needsFacts) {
         const pathParams: Record<string, string | undefined> = {};
         for (let i = 0; i < names.length; i++) pathParams[names[i]!] = params[PARAM_KEYS[i]!];
-        facts = { req, path, query, queryPairs, pathParams, raw };
+        facts = { req, path, query, queryPairs: queryPairs!, pathParams, raw };
         if (check !== undefined) check(facts);
       }
       ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query)), undefined, req, sharedProperties);

@@ -3,6 +3,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { isIP, type BlockList } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { TOKEN } from '../../http/fields.js';
 import { isInternalName, type Exchange } from '../exchange.js';
 
 /** RFC 9110 §7.6.1, plus the pre-standard Keep-Alive and Proxy-Connection. */
@@ -11,8 +12,6 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'pro
 /** Request fields the proxy writes itself rather than copying: framing, the target's Host, and the forwarding trail. */
 const SET_BY_PROXY = new Set(['host', 'content-length', 'expect', 'forwarded', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'via']);
 
-/** RFC 9110 §5.1: a field name is a token. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
 /** What no field value can carry (NUL, CR, LF, and anything beyond Latin-1). */
 const UNSENDABLE = /[\0\r\n\u0100-\uffff]/;
 

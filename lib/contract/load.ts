@@ -13,9 +13,12 @@ export interface Contract {
   /** The file's bytes, as read (served by `openApi.apiContextPath`). */
   raw: Buffer;
   doc: OpenApiDocument;
-  version: '3.0' | '3.1';
+  version: OpenApiVersion;
   refs: RefResolver;
 }
+
+/** 3.1 and 3.2 share JSON Schema 2020-12; 3.0 has its own schema dialect. */
+export type OpenApiVersion = '3.0' | '3.1' | '3.2';
 
 export interface OpenApiDocument {
   openapi: string;
@@ -58,18 +61,19 @@ export async function loadContract(location: string, configDir: string): Promise
   const version = openApiVersion(doc);
   if (!version) {
     const found = doc && typeof doc === 'object' ? ((doc as Record<string, unknown>).openapi ?? (doc as Record<string, unknown>).swagger) : undefined;
-    throw fail(found === undefined ? 'It has no openapi field; only OpenAPI 3.0 and 3.1 are supported.' : `Version ${String(found)} is not supported; only OpenAPI 3.0 and 3.1 are.`);
+    throw fail(found === undefined ? 'It has no openapi field; only OpenAPI 3.0, 3.1 and 3.2 are supported.' : `Version ${String(found)} is not supported; only OpenAPI 3.0, 3.1 and 3.2 are.`);
   }
   const typed = doc as OpenApiDocument;
   if (typed.paths !== undefined && (typed.paths === null || typeof typed.paths !== 'object')) throw fail('paths is not an object.');
   return { location, uri, raw, doc: typed, version, refs: new RefResolver(uri, typed, version) };
 }
 
-function openApiVersion(doc: unknown): '3.0' | '3.1' | undefined {
+function openApiVersion(doc: unknown): OpenApiVersion | undefined {
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
   const v = (doc as Record<string, unknown>).openapi;
   if (typeof v !== 'string') return undefined;
   if (/^3\.0\.\d+/.test(v)) return '3.0';
   if (/^3\.1\.\d+/.test(v)) return '3.1';
+  if (/^3\.2\.\d+/.test(v)) return '3.2';
   return undefined;
 }

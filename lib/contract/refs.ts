@@ -4,6 +4,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors, svcError } from '../errors.js';
+import type { OpenApiVersion } from './load.js';
 import { parseDocument } from './parse.js';
 
 /** A value together with the URI of the document it was found in (relative refs resolve against it). */
@@ -20,7 +21,7 @@ export class RefResolver {
   private realRootDir: string | undefined;
   private idIndex: Map<string, Located> | undefined;
 
-  constructor(readonly rootUri: string, rootDoc: unknown, readonly dialect: '3.0' | '3.1') {
+  constructor(readonly rootUri: string, rootDoc: unknown, readonly dialect: OpenApiVersion) {
     this.docs.set(rootUri, rootDoc);
     this.rootDir = isUrl(rootUri) ? undefined : dirname(rootUri);
   }
@@ -48,7 +49,7 @@ export class RefResolver {
     if (target !== '') {
       docUri = this.documentUri(target, uri, ref);
       if (!this.docs.has(docUri)) {
-        const byId = this.dialect === '3.1' ? this.findById(target, uri) : undefined;
+        const byId = this.dialect !== '3.0' ? this.findById(target, uri) : undefined;
         if (byId) return this.withinResource(byId, target, fragment, ref, uri);
         this.docs.set(docUri, this.readDocument(docUri, ref, uri));
       }
@@ -57,7 +58,7 @@ export class RefResolver {
     if (fragment === '' || fragment === '/') return { value: doc, uri: docUri };
     if (!fragment.startsWith('/')) {
       // 3.1 plain-name fragment (`#foo` anchors) are looked up through the $id/$anchor index.
-      const anchored = this.dialect === '3.1' ? this.findById(`${docUri}#${fragment}`, uri) : undefined;
+      const anchored = this.dialect !== '3.0' ? this.findById(`${docUri}#${fragment}`, uri) : undefined;
       if (anchored) return anchored;
       throw svcError(Errors.SPEC_REF, ref, uri, 'fragment is not a JSON pointer');
     }

@@ -2,7 +2,7 @@
 // applied alongside), `allOf` merged into one set of facts (types intersected, bounds tightened, properties
 // and `required` united), 3.0 `nullable` and 3.1 type arrays read as "null allowed". Subschemas
 // (properties, items, branches) stay references (`Located`) so recursive schemas flatten in bounded time.
-import type { Contract } from '../contract/load.js';
+import type { Contract, OpenApiVersion } from '../contract/load.js';
 import { isRef, type Located } from '../contract/refs.js';
 
 type Json = Record<string, unknown>;
@@ -144,7 +144,7 @@ function addSchema(facts: Facts, schema: unknown, uri: string, contract: Contrac
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return;
   const node = schema as Json;
   if (isRef(node)) {
-    const v31 = contract.version === '3.1';
+    const v31 = contract.version !== '3.0';
     const target = contract.refs.resolveRef(node.$ref, uri);
     // 3.1 (2020-12): keywords beside `$ref` apply too; 3.0: they are ignored.
     if (v31 && Object.keys(node).length > 1) {
@@ -162,7 +162,7 @@ function addSchema(facts: Facts, schema: unknown, uri: string, contract: Contrac
 }
 
 /** The facts one schema object states itself (its `allOf` and `$ref` are the caller's). */
-function ownFacts(node: Json, uri: string, version: '3.0' | '3.1'): Facts {
+function ownFacts(node: Json, uri: string, version: OpenApiVersion): Facts {
   const f = emptyFacts();
   const at = (value: unknown): Located => ({ value, uri });
   if (node.type !== undefined) {

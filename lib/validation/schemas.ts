@@ -83,7 +83,7 @@ export class SchemaCompiler {
         code: { regExp: createSafeRegExp(this.logger) },
         logger: { log: () => undefined, warn: (m: unknown) => this.warnOnce(String(m)), error: (m: unknown) => this.warnOnce(String(m)) },
       };
-      const ajv = this.contract.version === '3.1' ? new Ajv2020(options) : new Ajv(options);
+      const ajv = this.contract.version !== '3.0' ? new Ajv2020(options) : new Ajv(options);
       addFormats(ajv);
       this.ajvInstance = ajv;
     }
@@ -102,7 +102,7 @@ export class SchemaCompiler {
     if (typeof schema === 'boolean') return schema;
     if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return {};
     const node = schema as Json;
-    const v31 = this.contract.version === '3.1';
+    const v31 = this.contract.version !== '3.0';
     if (isRef(node)) {
       const target = this.reference(node.$ref, uri, direction);
       // 3.0: siblings of `$ref` are ignored; 3.1 (2020-12): they apply alongside it.

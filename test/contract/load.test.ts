@@ -183,7 +183,19 @@ test('JSON or YAML is decided by content, not by the file extension', async () =
   assert.equal((await load(join(dir, 'flow-yaml.json'))).operations[0]!.endpoint, 'direct:ping', 'flow-style YAML starting with a brace');
 });
 
-test('anything but OpenAPI 3.0/3.1 fails with "The given OpenApi specification cannot be loaded from: ..."', async () => {
+test('an OpenAPI 3.2 contract loads with the 2020-12 schema dialect (OAI tags example)', async () => {
+  const running = await serve({ specification: join(CORPUS, 'oai-examples/v3.2/3.2-tags-example.yaml'), missingOperation: 'mock' });
+  try {
+    assert.equal(running.facade.contract.version, '3.2');
+    assert.ok(running.facade.operations.length > 0);
+    const res = await fetch(`${running.origin}${running.facade.operations[0]!.path}`);
+    assert.notEqual(res.status, 404);
+  } finally {
+    await running.close();
+  }
+});
+
+test('anything but OpenAPI 3.0/3.1/3.2 fails with "The given OpenApi specification cannot be loaded from: ..."', async () => {
   const dir = tempDir({
     'swagger.json': JSON.stringify({ swagger: '2.0', info: { title: 's', version: '1' }, paths: {} }),
     'no-version.yaml': 'info:\n  title: x\npaths: {}\n',
@@ -195,11 +207,10 @@ test('anything but OpenAPI 3.0/3.1 fails with "The given OpenApi specification c
     'empty.yaml': '',
     'duplicate.yaml': 'openapi: 3.0.0\ninfo: {title: x, version: "1"}\npaths: {}\npaths: {}\n',
   });
-  await assertCannotLoad(join(dir, 'swagger.json'), /Version 2\.0 is not supported; only OpenAPI 3\.0 and 3\.1 are\.$/);
-  await assertCannotLoad(join(CORPUS, 'oai-examples/v3.2/3.2-tags-example.yaml'), /Version 3\.2\.0 is not supported/);
+  await assertCannotLoad(join(dir, 'swagger.json'), /Version 2\.0 is not supported; only OpenAPI 3\.0, 3\.1 and 3\.2 are\.$/);
   await assertCannotLoad(join(dir, 'four.yaml'), /Version 4\.0\.0 is not supported/);
   await assertCannotLoad(join(dir, 'no-version.yaml'), /It has no openapi field/);
-  await assertCannotLoad(join(dir, 'number.yaml'), /only OpenAPI 3\.0 and 3\.1/);
+  await assertCannotLoad(join(dir, 'number.yaml'), /only OpenAPI 3\.0, 3\.1 and 3\.2/);
   await assertCannotLoad(join(dir, 'broken.yaml'), /It is neither JSON nor YAML/);
   await assertCannotLoad(join(dir, 'list.yaml'), /no openapi field/);
   await assertCannotLoad(join(dir, 'bad-paths.yaml'), /paths is not an object/);

@@ -12,7 +12,7 @@ import type { Located } from '../contract/refs.js';
 import { Errors, SvcError, svcError } from '../errors.js';
 import type { Feature, FeatureContext, ItemChecks, OperationStages, RequestFacts } from '../pipeline/stages.js';
 import { compileNegotiator, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
-import { HeaderNames, type Exchange } from '../routes/exchange.js';
+import { HeaderNames, type Exchange, type Headers } from '../routes/exchange.js';
 import { isSequential } from '../streams/media.js';
 import { bodyKind, compileMediaCheck, type BodyContext, type BodyKind, type MediaCheck } from './bodies.js';
 import { checkWholeSequence, compileItemChecks } from './items.js';
@@ -135,7 +135,7 @@ function compileResponseCheck(op: Operation, body: BodyContext): (ex: Exchange) 
     const value = ex.message.body;
     if (value === undefined || value === null || value === '') return;
     // Answers made of items are checked item by item as they are written (lib/streams/response.ts).
-    if (isItemAnswer(value, ex.message.headers.get('content-type'))) return;
+    if (isItemAnswer(value, ex.message.headers)) return;
     const status = responseStatus(ex.message.headers.get(RESPONSE_CODE));
     if (status === undefined) return; // writing the response reports the bad code
     const code = String(status);
@@ -170,8 +170,9 @@ function responseStatus(code: unknown): number | undefined {
   return Number.isInteger(n) && n >= 100 && n <= 599 ? n : undefined;
 }
 
-/** An async iterable or generator, or an answer labelled with a sequential media type. */
-function isItemAnswer(value: unknown, contentType: unknown): boolean {
+/** An async iterable or generator, or an answer the route labelled with a sequential media type. */
+function isItemAnswer(value: unknown, headers: Headers): boolean {
+  const contentType = headers.writtenNames().includes('content-type') ? headers.get('content-type') : undefined;
   if (typeof contentType === 'string' && isSequential(contentType)) return true;
   return typeof value === 'object' && value !== null && !Array.isArray(value) && (Symbol.asyncIterator in value || typeof (value as { next?: unknown }).next === 'function');
 }

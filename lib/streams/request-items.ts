@@ -28,6 +28,7 @@ export class RequestItems extends ItemsBody implements AsyncIterator<unknown> {
   private index = 0;
   private ended = false;
   private wholeChecked = false;
+  private violations: Violations | undefined;
   private failure: SvcError | undefined;
   /** Every item, when the whole sequence is checked at its end (3.2 `schema`). */
   private readonly kept: unknown[] | undefined;
@@ -106,7 +107,8 @@ export class RequestItems extends ItemsBody implements AsyncIterator<unknown> {
     const { checks, declared } = this.options;
     this.kept?.push(item);
     if (checks?.request === undefined) return;
-    const out = new Violations();
+    // One collector for the whole body: a conforming item adds nothing to it, the first that does not ends the body.
+    const out = (this.violations ??= new Violations());
     checks.request(declared, item, index, out);
     if (out.size > 0) throw out.toError();
   }

@@ -9,7 +9,7 @@ import { findDeclaredMediaType } from '../http/negotiation.js';
 import type { ItemChecks } from '../pipeline/stages.js';
 import { decodeAll, SequenceError } from '../streams/decode.js';
 import { eventOf } from '../streams/encode.js';
-import { sequenceKind, type SequenceKind } from '../streams/media.js';
+import { sequenceKind } from '../streams/media.js';
 import { compileMediaCheck, type BodyContext, type MediaCheck } from './bodies.js';
 import type { Direction } from './schemas.js';
 import { Violations } from './violations.js';
@@ -20,11 +20,10 @@ const NO_CHECK: ItemCheck = () => undefined;
 
 /** The item checks of one operation, compiled per media type on first use. */
 export function compileItemChecks(op: Operation, ctx: BodyContext, directions: { request: boolean; response: boolean }): ItemChecks {
-  const located = (content: Record<string, MediaTypeObject> | undefined, type: string, uri: string): { media: MediaTypeObject | undefined; uri: string } => ({ media: content?.[type], uri });
   const requestContent = op.requestBody?.value.content;
   const requestUri = op.requestBody?.uri ?? '';
-  const requestItems = memo((type: string) => itemCheck(op, type, 'request', located(requestContent, type, requestUri), ctx));
-  const requestWholes = memo((type: string) => wholeCheck(op, type, located(requestContent, type, requestUri), ctx));
+  const requestItems = memo((type: string) => itemCheck(op, type, 'request', { media: requestContent?.[type], uri: requestUri }, ctx));
+  const requestWholes = memo((type: string) => wholeCheck(op, type, { media: requestContent?.[type], uri: requestUri }, ctx));
   const byCode = responsesByCode(op, (response: Located<ResponseObject>) => response);
   const responseItems = memo((key: string) => {
     const [code, type] = splitKey(key);
@@ -32,7 +31,7 @@ export function compileItemChecks(op: Operation, ctx: BodyContext, directions: {
     const declared = Object.keys(response?.value.content ?? {});
     const entry = findDeclaredMediaType(declared, type);
     if (response === undefined || entry === undefined) return NO_CHECK;
-    return itemCheck(op, entry, 'response', located(response.value.content, entry, response.uri), ctx);
+    return itemCheck(op, entry, 'response', { media: response.value.content?.[entry], uri: response.uri }, ctx);
   });
   const checks: ItemChecks = {};
   if (directions.request) {
@@ -74,8 +73,15 @@ function itemCheck(op: Operation, declared: string, direction: Direction, at: { 
   const check = compileMediaCheck(op, `${declared} (itemSchema)`, direction, { value: { schema }, uri: at.uri }, ctx);
   const kind = sequenceKind(declared);
   return (item, index, out) => {
-    const found = checkItem(check, kind, item);
-    for (const v of found?.items ?? []) out.add('schema', v.in, v.name, `/${index}${v.pointer}`, `item ${index}: ${v.message}`);
+    const before = out.size;
+    if (kind === 'sse') for (const v of checkEvent(check, item)?.items ?? []) out.add('schema', v.in, v.name, v.pointer, v.message);
+    else check.validate(Buffer.isBuffer(item) ? item.toString('latin1') : item, out); // a part's bytes as a latin1 string
+    // The item's own pointers and messages, placed in the sequence seen as an array.
+    for (let i = before; i < out.size; i++) {
+      const v = out.items[i]!;
+      v.pointer = `/${index}${v.pointer}`;
+      v.message = `item ${index}: ${v.message}`;
+    }
   };
 }
 
@@ -87,17 +93,17 @@ function wholeCheck(op: Operation, declared: string, at: { media: MediaTypeObjec
 }
 
 /**
- * The violations of one item, or undefined. Bytes (a multipart part) are checked as a latin1 string. An
- * event is checked as a client reads it (`data` text); when that fails and its data is JSON, as the JSON
- * it carries, since contracts often describe `data` as that object (`data: {$ref: ...}`).
+ * The violations of one event, or undefined. It is checked as a client reads it (`data` text); when that
+ * fails and its data is JSON, as the JSON it carries, since contracts often describe `data` as that object
+ * (`data: {$ref: ...}`). An item that is no event clients see (no data) is not checked.
  */
-function checkItem(check: MediaCheck, kind: SequenceKind | undefined, item: unknown): Violations | undefined {
-  const value = Buffer.isBuffer(item) ? item.toString('latin1') : kind === 'sse' ? eventOf(item) : item;
-  if (kind === 'sse' && (value as { data?: string }).data === undefined) return undefined; // not an event clients see
+function checkEvent(check: MediaCheck, item: unknown): Violations | undefined {
+  const event = eventOf(item);
+  if (event.data === undefined) return undefined;
   const out = new Violations();
-  check.validate(value, out);
-  if (out.size === 0 || kind !== 'sse') return out.size === 0 ? undefined : out;
-  const parsed = parsedData(value as { data: string });
+  check.validate(event, out);
+  if (out.size === 0) return undefined;
+  const parsed = parsedData(event as { data: string });
   if (parsed === undefined) return out;
   const retried = new Violations();
   check.validate(parsed, retried);

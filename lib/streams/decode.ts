@@ -257,7 +257,8 @@ const MAX_PART_HEADERS = 16 * 1024;
 class MultipartMixedDecoder implements ItemDecoder {
   private pending: Buffer = EMPTY;
   private index = 0;
-  private state: 'preamble' | 'headers' | 'body' | 'done' = 'preamble';
+  /** Each step either consumes bytes (and may change state) or waits for more, changing nothing. */
+  private state: 'preamble' | 'delimiter' | 'headers' | 'body' | 'done' = 'preamble';
   private partType: string | undefined;
   private readonly first: Buffer;
   private readonly delimiter: Buffer;
@@ -297,8 +298,11 @@ class MultipartMixedDecoder implements ItemDecoder {
       case 'preamble': {
         const at = buf.subarray(0, this.first.length).equals(this.first) ? 0 : buf.indexOf(this.delimiter);
         if (at === -1) return undefined;
-        return this.afterDelimiter(buf.subarray(at + (at === 0 ? this.first.length : this.delimiter.length)));
+        this.state = 'delimiter';
+        return buf.subarray(at + (at === 0 ? this.first.length : this.delimiter.length));
       }
+      case 'delimiter':
+        return this.afterDelimiter(buf);
       case 'headers': {
         if (buf.length >= 2 && buf[0] === 0x0d && buf[1] === 0x0a) {
           this.partType = undefined;
@@ -319,7 +323,8 @@ class MultipartMixedDecoder implements ItemDecoder {
         if (end === -1) return undefined;
         if (end > this.max) throw tooLarge(this.index, this.max);
         out.push(partValue(buf.subarray(0, end), this.partType, this.index++));
-        return this.afterDelimiter(buf.subarray(end + this.delimiter.length));
+        this.state = 'delimiter';
+        return buf.subarray(end + this.delimiter.length);
       }
     }
   }

@@ -42,13 +42,15 @@ export const sequenceFeature: Feature = (op, disposition, ctx) => {
 /**
  * Before the answer: the items of the request the route left unread are read (and checked) first, so an
  * invalid or malformed one still gets its 400 instead of the route's answer. A streamed answer starts at
- * once instead (it may be reading them itself), and its connection closes after it.
+ * once instead (it may be reading them itself), and its connection closes after it, unless the answer is
+ * the request's items themselves (written back as they are read, so all of them are).
  */
 function settle(ex: Exchange, res: ServerResponse): void | Promise<void> {
   const items = requestItems.get(ex);
   if (items === undefined || items.finished) return;
   const body = ex.message.body;
-  if (body === items || isItemSource(body)) {
+  if (body === items) return;
+  if (isItemSource(body)) {
     res.setHeader('connection', 'close');
     return;
   }

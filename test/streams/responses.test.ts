@@ -263,3 +263,38 @@ test('metrics and the access log count streamed answers', async () => {
     await app.close();
   }
 });
+
+test('a route can answer items while it reads those of the request: an invalid request item then cuts the answer', async () => {
+  const app = await facade(
+    {
+      echoLines: (ex) => {
+        const lines = ex.body as AsyncIterable<{ level: number; message: string }>;
+        ex.body = (async function* () {
+          for await (const line of lines) yield { ...line, message: line.message.toUpperCase() };
+        })();
+      },
+    },
+    { restConfiguration: { clientRequestValidation: true } },
+  );
+  try {
+    const good = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/jsonl' }, body: '{"level":1,"message":"a"}\n{"level":2,"message":"b"}\n' });
+    assert.equal(good.status, 200);
+    assert.equal(await good.text(), '{"level":1,"message":"A"}\n{"level":2,"message":"B"}\n');
+    const { port } = new URL(app.origin);
+    const cut = await new Promise<{ text: string; outcome: string }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/api/echo', method: 'POST', headers: { 'content-type': 'application/jsonl' }, agent: false }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c));
+        res.on('end', () => resolve({ text, outcome: 'ended' }));
+        res.on('error', () => resolve({ text, outcome: 'cut' }));
+        res.on('aborted', () => resolve({ text, outcome: 'cut' }));
+      });
+      req.on('error', reject);
+      req.end('{"level":1,"message":"a"}\n{"level":2,"message":"b"}\n{"level":-3,"message":"c"}\n{"level":4,"message":"d"}\n');
+    });
+    assert.deepEqual(cut, { text: '{"level":1,"message":"A"}\n{"level":2,"message":"B"}\n', outcome: 'cut' });
+    assert.ok(app.logger.lines.some((l) => l.startsWith('WARN') && l.includes('stopped at item 2')), app.logger.lines.join('\n'));
+  } finally {
+    await app.close();
+  }
+});

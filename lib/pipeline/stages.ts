@@ -83,8 +83,8 @@ export interface OperationStages {
 export interface ItemChecks {
   /** One request item sent as the declared media type `mediaType`. */
   request?(mediaType: string, item: unknown, index: number, out: Violations): void;
-  /** The whole request sequence once it ended. */
-  requestWhole?(mediaType: string, items: unknown[], out: Violations): void;
+  /** The check of a whole request sequence once it ended, when its media type has one (3.2 `schema`). */
+  requestWhole?(mediaType: string): ((items: unknown[], out: Violations) => void) | undefined;
   /** One item of an answer with this status and media type. */
   response?(status: string, mediaType: string, item: unknown, index: number, out: Violations): void;
 }

@@ -30,7 +30,8 @@ export class RequestItems extends ItemsBody implements AsyncIterator<unknown> {
   private wholeChecked = false;
   private violations: Violations | undefined;
   private failure: SvcError | undefined;
-  /** Every item, when the whole sequence is checked at its end (3.2 `schema`). */
+  /** The check of the whole sequence at its end (3.2 `schema`), and so every item kept for it. */
+  private readonly whole: ((items: unknown[], out: Violations) => void) | undefined;
   private readonly kept: unknown[] | undefined;
 
   constructor(
@@ -40,7 +41,8 @@ export class RequestItems extends ItemsBody implements AsyncIterator<unknown> {
     private readonly options: RequestItemsOptions,
   ) {
     super();
-    this.kept = options.checks?.requestWhole === undefined ? undefined : [];
+    this.whole = options.checks?.requestWhole?.(options.declared);
+    this.kept = this.whole === undefined ? undefined : [];
   }
 
   /** True once every item has been handed out (or the body failed). */
@@ -114,11 +116,11 @@ export class RequestItems extends ItemsBody implements AsyncIterator<unknown> {
   }
 
   private checkWhole(): void {
-    const { kept } = this;
-    if (kept === undefined || this.wholeChecked) return;
+    const { kept, whole } = this;
+    if (whole === undefined || this.wholeChecked) return;
     this.wholeChecked = true;
     const out = new Violations();
-    this.options.checks!.requestWhole!(this.options.declared, kept, out);
+    whole(kept!, out);
     if (out.size > 0) throw out.toError();
   }
 

@@ -36,7 +36,7 @@ export function compileItemChecks(op: Operation, ctx: BodyContext, directions: {
   const checks: ItemChecks = {};
   if (directions.request) {
     checks.request = (type, item, index, out) => requestItems(type)(item, index, out);
-    checks.requestWhole = (type, items, out) => requestWholes(type)?.validate(items, out);
+    checks.requestWhole = (type) => requestWholes(type)?.validate;
   }
   if (directions.response) checks.response = (status, type, item, index, out) => responseItems(`${status} ${type}`)(item, index, out);
   return checks;
@@ -59,7 +59,8 @@ export function checkWholeSequence(checks: ItemChecks, declared: string, content
   }
   const before = out.size;
   for (let i = 0; i < items.length && out.size === before; i++) checks.request?.(declared, items[i], i, out);
-  if (out.size === before) checks.requestWhole?.(declared, items, out);
+  const whole = checks.requestWhole?.(declared);
+  if (whole !== undefined && out.size === before) whole(items, out);
 }
 
 /** A body whose framing is broken, or an item that does not parse, as a violation naming the item. */

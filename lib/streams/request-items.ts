@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { Errors, SvcError, svcError } from '../errors.js';
 import type { ItemChecks } from '../pipeline/stages.js';
 import { ItemsBody } from '../routes/streamed-body.js';
-import { addSequenceError } from '../validation/items.js';
+import { sequenceFailure } from '../validation/items.js';
 import { Violations } from '../validation/violations.js';
 import { SequenceError, type ItemDecoder } from './decode.js';
 
@@ -127,9 +127,6 @@ export class RequestItems extends ItemsBody implements AsyncIterator<unknown> {
   private asRequestError(err: unknown): SvcError {
     if (err instanceof SvcError) return err;
     if (!(err instanceof SequenceError)) throw err;
-    if (err.tooLarge) return new SvcError(Errors.ITEM_TOO_LARGE, [err.index, this.options.maxItemSize], [{ in: 'body', name: '', pointer: `/${err.index}`, message: err.message }]);
-    const out = new Violations();
-    addSequenceError(err, out);
-    return out.toError();
+    return sequenceFailure(err, this.options.maxItemSize);
   }
 }

@@ -5,6 +5,7 @@
 import type { Located } from '../contract/refs.js';
 import type { MediaTypeObject, Operation, ResponseObject } from '../contract/operations.js';
 import { responseForStatus, responsesByCode } from '../contract/responses.js';
+import { Errors, SvcError } from '../errors.js';
 import { findDeclaredMediaType } from '../http/negotiation.js';
 import type { ItemChecks } from '../pipeline/stages.js';
 import { decodeAll, SequenceError } from '../streams/decode.js';
@@ -54,8 +55,7 @@ export function checkWholeSequence(checks: ItemChecks, declared: string, content
     items = decodeAll(kind, contentType, raw, maxItemSize);
   } catch (err) {
     if (!(err instanceof SequenceError)) throw err;
-    addSequenceError(err, out);
-    return;
+    throw sequenceFailure(err, maxItemSize);
   }
   const before = out.size;
   for (let i = 0; i < items.length && out.size === before; i++) checks.request?.(declared, items[i], i, out);
@@ -63,9 +63,14 @@ export function checkWholeSequence(checks: ItemChecks, declared: string, content
   if (whole !== undefined && out.size === before) whole(items, out);
 }
 
-/** A body whose framing is broken, or an item that does not parse, as a violation naming the item. */
-export function addSequenceError(err: SequenceError, out: Violations): void {
-  out.add(/not valid JSON/.test(err.message) ? 'json' : 'schema', 'body', '', `/${err.index}`, err.message);
+/**
+ * The answer to a body whose framing is broken or an item that does not parse (400 naming the item; the
+ * detail Camel's `Invalid JSon payload.` for JSON), or to an item over the cap (413).
+ */
+export function sequenceFailure(err: SequenceError, maxItemSize: number): SvcError {
+  const violation = { in: 'body' as const, name: '', pointer: `/${err.index}`, message: err.message };
+  if (err.tooLarge) return new SvcError(Errors.ITEM_TOO_LARGE, [err.index, maxItemSize], [violation]);
+  return new SvcError(/not valid JSON/.test(err.message) ? Errors.INVALID_JSON : Errors.REQUEST_NOT_CONFORMING, [], [violation]);
 }
 
 function itemCheck(op: Operation, declared: string, direction: Direction, at: { media: MediaTypeObject | undefined; uri: string }, ctx: BodyContext): ItemCheck {

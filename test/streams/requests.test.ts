@@ -265,6 +265,9 @@ test('a route that forwards the body to a backend sends the bytes as they were, 
     const bad = await post(app.origin, LOGS, 'application/jsonl', '{"level":1,"message":"a"}\n{"level":2}\n');
     assert.equal(bad.status, 400);
     assert.equal(((await bad.json()) as { errors: { pointer: string }[] }).errors[0]!.pointer, '/1/message');
+    const malformed = await post(app.origin, LOGS, 'application/jsonl', '{"level":1,"message":"a"}\n{"level":\n');
+    assert.equal(malformed.status, 400);
+    assert.equal(((await malformed.json()) as { detail: string }).detail, 'Invalid JSon payload.');
     assert.equal(received.length, 1);
   } finally {
     await app.close();

@@ -42,10 +42,13 @@ export function compileSequenceMock(op: Operation, contract: Contract, synthesiz
   return (status, mediaType, exampleName, random) => {
     const response = responseForStatus(byCode, String(status));
     if (response === undefined) return undefined;
-    if (random !== undefined) return make(response, mediaType, exampleName, random);
-    const key = `${status} ${mediaType} ${exampleName ?? ''}`;
+    // A name the client made up is no example (and no key: what is kept stays bounded by the contract).
+    const examples = response.value.content?.[mediaType]?.examples;
+    const name = exampleName !== undefined && examples && typeof examples === 'object' && Object.hasOwn(examples, exampleName) ? exampleName : undefined;
+    if (random !== undefined) return make(response, mediaType, name, random);
+    const key = `${status} ${mediaType} ${name ?? ''}`;
     let body = kept.get(key);
-    if (body === undefined) kept.set(key, (body = make(response, mediaType, exampleName, undefined) ?? null));
+    if (body === undefined) kept.set(key, (body = make(response, mediaType, name, undefined) ?? null));
     return body ?? undefined;
   };
 }

@@ -22,6 +22,10 @@ test('a serializedValue is sent as is; an example array is framed item by item',
     assert.equal(lines.status, 200);
     assert.equal(lines.headers.get('content-type'), 'application/jsonl');
     assert.equal(await lines.text(), '{"level":1,"message":"Hi!"}\n{"level":1,"message":"Bye!"}\n');
+    for (const prefer of ['example=two', 'example=no-such-example']) {
+      const named = await fetch(`${app.origin}/api/mock/logs`, { headers: { prefer } });
+      assert.equal(await named.text(), '{"level":1,"message":"Hi!"}\n{"level":1,"message":"Bye!"}\n', prefer);
+    }
     const seq = await fetch(`${app.origin}/api/mock/logs`, { headers: { accept: 'application/json-seq' } });
     assert.equal(seq.headers.get('content-type'), 'application/json-seq');
     assert.equal(await seq.text(), '\x1e{"level":2,"message":"first"}\n\x1e{"level":3,"message":"second"}\n');

@@ -60,7 +60,9 @@ export function compileFrame(op: Operation, logger: Logger, checks: ItemChecks |
     if (type === undefined) {
       const offers = responseForStatus(byCode, status);
       if (Array.isArray(items)) {
-        // An array is a JSON array unless the answer's negotiated media type is a sequential one.
+        // An array is a JSON array unless the answer's negotiated media type is a sequential one (and the
+        // route named no other).
+        if (written !== undefined) return;
         type = offers?.any(accept);
         if (type === undefined || !isSequential(type)) return;
       } else {

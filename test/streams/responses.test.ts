@@ -182,10 +182,12 @@ test('response validation checks each item; one that does not conform cuts the s
   }
 });
 
-test('an array answer is framed when the route sets a sequential Content-Type; a sequential request can be streamed back', async () => {
+test('an array answer is framed in a sequential type the route sets or the client negotiates; a sequential request can be streamed back', async () => {
   const app = await facade({
     tailLogs: (ex) => {
-      ex.message.headers.set('Content-Type', 'application/x-ndjson');
+      const as = ex.header('as');
+      if (as === 'json') ex.message.headers.set('Content-Type', 'application/json');
+      else if (as === undefined) ex.message.headers.set('Content-Type', 'application/x-ndjson');
       ex.body = [{ level: 1, message: 'a' }, { level: 2, message: 'b' }];
     },
     // The route leaves the request's items as the body: they are written back as they are read.
@@ -195,6 +197,13 @@ test('an array answer is framed when the route sets a sequential Content-Type; a
     const res = await fetch(`${app.origin}/api/logs`);
     assert.equal(res.headers.get('content-type'), 'application/x-ndjson');
     assert.equal(await res.text(), '{"level":1,"message":"a"}\n{"level":2,"message":"b"}\n');
+    // Without a Content-Type from the route, the negotiated (declared) type frames it; the route's own JSON type keeps a JSON array.
+    const negotiated = await fetch(`${app.origin}/api/logs?as=array`, { headers: { accept: 'application/json-seq' } });
+    assert.equal(negotiated.headers.get('content-type'), 'application/json-seq');
+    assert.equal(await negotiated.text(), '\x1e{"level":1,"message":"a"}\n\x1e{"level":2,"message":"b"}\n');
+    const json = await fetch(`${app.origin}/api/logs?as=json`);
+    assert.equal(json.headers.get('content-type'), 'application/json');
+    assert.deepEqual(await json.json(), [{ level: 1, message: 'a' }, { level: 2, message: 'b' }]);
     const echo = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/jsonl' }, body: '{"level":1,"message":"a"}\n\n{ "level": 2, "message": "b" }' });
     assert.equal(echo.status, 200);
     assert.equal(echo.headers.get('content-type'), 'application/jsonl');

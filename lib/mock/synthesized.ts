@@ -3,6 +3,7 @@
 // dynamic ones are generated per request from the caller's seeded source.
 import { contractSchemas } from '../binding/deref.js';
 import type { Contract } from '../contract/load.js';
+import { resolveContent } from '../contract/media-types.js';
 import type { MediaTypeObject, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
 import { TOKEN } from '../http/fields.js';
@@ -95,7 +96,7 @@ export class SynthesizedResponse {
       if (WRITER_HEADERS.has(name.toLowerCase()) || !TOKEN.test(name)) continue;
       const header = this.contract.refs.deref<Json | null>(raw, this.located.uri);
       if (!header.value || typeof header.value !== 'object') continue;
-      const content = header.value.content as Record<string, MediaTypeObject> | undefined;
+      const content = resolveContent(this.contract, header.value.content as Record<string, MediaTypeObject> | undefined, header.uri);
       const schema = header.value.schema ?? (content ? Object.values(content)[0]?.schema : undefined);
       out.push([name, this.synthesizer.generator(schema ?? { type: 'string' }, header.uri)]);
     }

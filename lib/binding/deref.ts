@@ -60,12 +60,11 @@ function createContractSchemas(contract: Contract): ContractSchemas {
     return target.value;
   };
 
-  const resolve = (target: { ref: string; uri: string }): Schema | undefined => {
-    const located = contract.refs.resolveRef(target.ref, target.uri);
-    const schema = contract.refs.deref(located.value, located.uri);
-    if (!isSchema(schema.value)) return undefined;
-    tag(schema.value, schema.uri);
-    return schema.value;
+  // A `$ref` schema of its own (not its target), so binding still sees the component name it names.
+  const reference = (target: { ref: string; uri: string }): Schema => {
+    const ref = { $ref: target.ref };
+    tag(ref, target.uri);
+    return ref;
   };
 
   return {
@@ -79,11 +78,8 @@ function createContractSchemas(contract: Contract): ContractSchemas {
       const found = discriminatorDispatch(schema, uris.get(schema) ?? rootUri, contract.refs);
       if (found === undefined) return undefined;
       const targets = new Map<string, Schema>();
-      for (const [value, target] of found.targets) {
-        const resolved = resolve(target);
-        if (resolved !== undefined) targets.set(value, resolved);
-      }
-      return { propertyName: found.propertyName, targets, fallback: found.fallback && resolve(found.fallback) };
+      for (const [value, target] of found.targets) targets.set(value, reference(target));
+      return { propertyName: found.propertyName, targets, fallback: found.fallback && reference(found.fallback) };
     },
   };
 }

@@ -1,19 +1,9 @@
 // OpenAPI 3.2 discriminators over real HTTP: `defaultMapping` (the schema for a value whose property is
 // absent or maps to nothing) and an optional discriminator property, in request validation, in the
-// mock's synthesized bodies (checked by response validation) and in binding to classes.
+// mock's synthesized bodies (sent back through request validation) and in binding to classes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Running } from '../helpers.js';
-import { serveContract32 } from './fixture.js';
-
-async function withApp(app: Promise<Running>, fn: (v1: string) => Promise<void>): Promise<void> {
-  const running = await app;
-  try {
-    await fn(`${running.origin}/v1`);
-  } finally {
-    await running.close();
-  }
-}
+import { withContract32 } from './fixture.js';
 
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -25,7 +15,7 @@ async function violations(res: Response): Promise<string[]> {
 }
 
 test('validation: a mapped value checks its branch only; an absent or unmapped one checks defaultMapping', async () => {
-  await withApp(serveContract32({ restConfiguration: { clientRequestValidation: true } }), async (v1) => {
+  await withContract32({ restConfiguration: { clientRequestValidation: true } }, async (v1) => {
     const accepted = [
       { petType: 'cat', name: 'Tom', lives: 9 },
       { petType: 'dog', name: 'Rex', goodBoy: true },
@@ -46,7 +36,7 @@ test('validation: a mapped value checks its branch only; an absent or unmapped o
 });
 
 test('validation: an optional discriminator property without defaultMapping leaves an absent one to plain oneOf', async () => {
-  await withApp(serveContract32({ restConfiguration: { clientRequestValidation: true } }), async (v1) => {
+  await withContract32({ restConfiguration: { clientRequestValidation: true } }, async (v1) => {
     for (const shape of [{ radius: 1 }, { side: 2 }, { kind: 'Circle', radius: 1 }, { kind: 'Square', side: 2 }]) {
       const res = await post(`${v1}/shapes`, shape);
       assert.equal(res.status, 200, JSON.stringify(shape));
@@ -63,20 +53,24 @@ test('validation: an optional discriminator property without defaultMapping leav
   });
 });
 
-test('mock: synthesized bodies of a discriminated schema with defaultMapping pass response validation, static and dynamic', async () => {
-  const app = serveContract32({ restConfiguration: { clientResponseValidation: true } });
-  await withApp(app, async (v1) => {
-    const fixed = await post(`${v1}/pets`, {}, { prefer: 'code=201' });
+test('mock: synthesized bodies of a discriminated schema with defaultMapping are valid Pets, static and dynamic', async () => {
+  await withContract32({ restConfiguration: { clientRequestValidation: true } }, async (v1) => {
+    const tom = { petType: 'cat', name: 'Tom', lives: 9 };
+    const fixed = await post(`${v1}/pets`, tom, { prefer: 'code=201' });
     assert.equal(fixed.status, 201);
     const pet = await fixed.json();
     assert.equal(pet.petType, 'cat');
     assert.equal(typeof pet.lives, 'number');
     const kinds = new Set<string>();
     for (let seed = 1; seed <= 40; seed++) {
-      const res = await post(`${v1}/pets`, {}, { prefer: `code=201, dynamic=true, seed=${seed}` });
+      const res = await post(`${v1}/pets`, tom, { prefer: `code=201, dynamic=true, seed=${seed}` });
       assert.equal(res.status, 201, `seed ${seed}`);
       const body = await res.json();
       kinds.add('legs' in body ? 'creature' : String(body.petType));
+      // Sent back, the synthesized pet passes request validation (the mock echoes it).
+      const echoed = await post(`${v1}/pets`, body);
+      assert.equal(echoed.status, 200, `seed ${seed}: ${JSON.stringify(body)} ${await echoed.clone().text()}`);
+      assert.deepEqual(await echoed.json(), body);
     }
     // Every branch shows up, the default one too (with no petType a mapping names elsewhere).
     assert.deepEqual([...kinds].sort(), ['cat', 'creature', 'dog']);
@@ -88,13 +82,12 @@ test('binding: the body becomes the class of the branch its property picks, defa
   class Dog {}
   class Creature {}
   const seen: unknown[] = [];
-  const app = serveContract32({
+  await withContract32({
     missingOperation: 'ignore',
     restConfiguration: { bindingMode: 'json' },
     bindingClasses: [Cat, Dog, Creature],
     routes: { addPet: (ex) => void seen.push(ex.body) },
-  });
-  await withApp(app, async (v1) => {
+  }, async (v1) => {
     const bodies = [
       { petType: 'cat', name: 'Tom', lives: 9 },
       { petType: 'dog', name: 'Rex', goodBoy: true },

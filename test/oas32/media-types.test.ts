@@ -3,24 +3,14 @@
 // parameters with `content` and response headers, read by validation, negotiation, the mock and binding.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Running } from '../helpers.js';
-import { serveContract32, text } from './fixture.js';
+import { withContract32, text } from './fixture.js';
 
-async function withApp(app: Promise<Running>, fn: (v1: string) => Promise<void>): Promise<void> {
-  const running = await app;
-  try {
-    await fn(`${running.origin}/v1`);
-  } finally {
-    await running.close();
-  }
-}
-
-const validating = () => serveContract32({ restConfiguration: { clientRequestValidation: true } });
+const VALIDATING = { restConfiguration: { clientRequestValidation: true } };
 const post = (url: string, body: string, type = 'application/json', headers: Record<string, string> = {}) =>
   fetch(url, { method: 'POST', headers: { 'content-type': type, ...headers }, body });
 
 test('the mock answers a referenced media type example, and one reached through a chain of references as XML', async () => {
-  await withApp(serveContract32(), async (v1) => {
+  await withContract32({}, async (v1) => {
     const json = await text(await fetch(`${v1}/pets`));
     assert.equal(json.status, 200);
     assert.equal(json.type, 'application/json');
@@ -33,7 +23,7 @@ test('the mock answers a referenced media type example, and one reached through 
 });
 
 test('negotiation sees referenced media types: 406 for an Accept none satisfies, 415 for an undeclared body type', async () => {
-  await withApp(validating(), async (v1) => {
+  await withContract32(VALIDATING, async (v1) => {
     assert.equal((await fetch(`${v1}/pets`, { headers: { accept: 'text/html' } })).status, 406);
     assert.equal((await fetch(`${v1}/pets`, { headers: { accept: 'application/xml' } })).status, 200);
     const res = await post(`${v1}/pets`, '<pet/>', 'application/xml');
@@ -43,7 +33,7 @@ test('negotiation sees referenced media types: 406 for an Accept none satisfies,
 });
 
 test('a request body whose media type is a reference is validated against its schema', async () => {
-  await withApp(validating(), async (v1) => {
+  await withContract32(VALIDATING, async (v1) => {
     const ok = await post(`${v1}/pets`, JSON.stringify({ petType: 'cat', name: 'Tom', lives: 9 }));
     assert.equal(ok.status, 200);
     await ok.text();
@@ -55,7 +45,7 @@ test('a request body whose media type is a reference is validated against its sc
 });
 
 test('a media type from another document: its schema and example references resolve in that document', async () => {
-  await withApp(validating(), async (v1) => {
+  await withContract32(VALIDATING, async (v1) => {
     const long = await post(`${v1}/notes`, JSON.stringify({ text: 'far too long for it' }));
     assert.equal(long.status, 400);
     const problem = await long.json();
@@ -68,7 +58,7 @@ test('a media type from another document: its schema and example references reso
 });
 
 test('a parameter described by a referenced media type is parsed and validated by its schema', async () => {
-  await withApp(validating(), async (v1) => {
+  await withContract32(VALIDATING, async (v1) => {
     assert.equal((await fetch(`${v1}/search?filter=${encodeURIComponent('{"size":3}')}`)).status, 204);
     const bad = await fetch(`${v1}/search?filter=${encodeURIComponent('{"size":0}')}`);
     assert.equal(bad.status, 400);
@@ -84,13 +74,12 @@ test('binding reads the schema of a referenced request media type (class from it
     name = '';
   }
   const seen: unknown[] = [];
-  const app = serveContract32({
+  await withContract32({
     missingOperation: 'ignore',
     restConfiguration: { bindingMode: 'json' },
     bindingClasses: [Cat],
     routes: { addPet: (ex) => void seen.push(ex.body) },
-  });
-  await withApp(app, async (v1) => {
+  }, async (v1) => {
     const res = await post(`${v1}/pets`, JSON.stringify({ petType: 'cat', name: 'Tom', lives: 9 }));
     assert.equal(res.status, 200);
     await res.text();
@@ -99,13 +88,9 @@ test('binding reads the schema of a referenced request media type (class from it
 });
 
 test('the published contract keeps the references as written', async () => {
-  const app = serveContract32({ restConfiguration: { apiContextPath: '/api-doc', hostNameResolver: 'none' } });
-  const running = await app;
-  try {
-    const doc = await (await fetch(`${running.origin}/api-doc`)).json();
+  await withContract32({ restConfiguration: { apiContextPath: '/api-doc', hostNameResolver: 'none' } }, async (v1) => {
+    const doc = await (await fetch(new URL('/api-doc', v1))).json();
     assert.deepEqual(doc.paths['/pets'].get.responses['200'].content['application/json'], { $ref: '#/components/mediaTypes/PetList' });
     assert.equal(doc.openapi, '3.2.0');
-  } finally {
-    await running.close();
-  }
+  });
 });

@@ -4,8 +4,7 @@
 // reads typed attributes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Running } from '../helpers.js';
-import { serveContract32, text } from './fixture.js';
+import { withContract32, text } from './fixture.js';
 
 const LABEL_XML =
   '<?xml version="1.0" encoding="UTF-8"?><label id="7" rev="3"><price currency="EUR">9.5</price>' +
@@ -20,19 +19,10 @@ const LABEL = {
   meta: { author: 'ann', revision: 3 },
 };
 
-async function withApp(app: Promise<Running>, fn: (v1: string) => Promise<void>): Promise<void> {
-  const running = await app;
-  try {
-    await fn(`${running.origin}/v1`);
-  } finally {
-    await running.close();
-  }
-}
-
 const put = (url: string, body: string, accept: string) => fetch(url, { method: 'PUT', headers: { 'content-type': 'application/xml', accept }, body });
 
 test('the mock writes the XML example by nodeType', async () => {
-  await withApp(serveContract32(), async (v1) => {
+  await withContract32({}, async (v1) => {
     const res = await text(await fetch(`${v1}/labels/7`));
     assert.equal(res.status, 200);
     assert.equal(res.type, 'application/xml');
@@ -42,8 +32,7 @@ test('the mock writes the XML example by nodeType', async () => {
 
 test('binding parses that document into the value, and writes the value back as the same document', async () => {
   const seen: unknown[] = [];
-  const app = serveContract32({ missingOperation: 'ignore', restConfiguration: { bindingMode: 'auto' }, routes: { putLabel: (ex) => void seen.push(ex.body) } });
-  await withApp(app, async (v1) => {
+  await withContract32({ missingOperation: 'ignore', restConfiguration: { bindingMode: 'auto' }, routes: { putLabel: (ex) => void seen.push(ex.body) } }, async (v1) => {
     const json = await text(await put(`${v1}/labels/7`, LABEL_XML, 'application/json'));
     assert.equal(json.status, 200);
     assert.equal(json.type, 'application/json');
@@ -57,7 +46,7 @@ test('binding parses that document into the value, and writes the value back as 
 });
 
 test('validation types attributes and text by their schemas', async () => {
-  await withApp(serveContract32({ restConfiguration: { clientRequestValidation: true } }), async (v1) => {
+  await withContract32({ restConfiguration: { clientRequestValidation: true } }, async (v1) => {
     const ok = await put(`${v1}/labels/7`, LABEL_XML, 'application/xml');
     assert.equal(ok.status, 200);
     await ok.text();

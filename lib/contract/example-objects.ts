@@ -23,27 +23,72 @@ const EXCLUSIVE: readonly [string, string][] = [
   ['value', 'externalValue'],
   ['serializedValue', 'externalValue'],
 ];
-/** Keys under which no Example Object can sit (schemas, literal values): not walked, which keeps the walk small. */
-const NOT_WALKED = new Set(['schema', 'schemas', 'itemSchema', 'example', 'value', 'default', 'enum', 'const']);
+type Json = Record<string, unknown>;
+type Visit = (node: Json, at: string) => void;
 
-/** One line per invalid Example Object in the document (inline ones; a `$ref` is checked where it points). */
+/**
+ * One line per invalid Example Object in the document (inline ones; a `$ref` is checked where it points).
+ * Only the places Example Objects can be are visited (never schemas), so big contracts cost little.
+ */
 export function exampleObjectProblems(doc: OpenApiDocument): string[] {
   const problems: string[] = [];
-  const walk = (node: unknown, pointer: string): void => {
-    if (node === null || typeof node !== 'object') return;
-    for (const [key, child] of Object.entries(node)) {
-      if (NOT_WALKED.has(key) || key.startsWith('x-')) continue;
-      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (key === 'examples' && child !== null && typeof child === 'object' && !Array.isArray(child)) {
-        for (const [name, example] of Object.entries(child)) {
-          const problem = exampleProblem(example);
-          if (problem !== undefined) problems.push(`${at}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}: ${problem}`);
-        }
-      } else walk(child, at);
-    }
+  const examples: Visit = (holder, at) =>
+    entries(holder.examples, `${at}/examples`, (example, where) => {
+      const problem = exampleProblem(example);
+      if (problem !== undefined) problems.push(`${where}: ${problem}`);
+    });
+  const media: Visit = (m, at) => {
+    examples(m, at);
+    entries(m.encoding, `${at}/encoding`, (encoding, where) => entries(encoding.headers, `${where}/headers`, header));
   };
-  walk(doc, '#');
+  // Parameters and headers: examples of their own, or under their `content`.
+  const header: Visit = (h, at) => {
+    examples(h, at);
+    entries(h.content, `${at}/content`, media);
+  };
+  const body: Visit = (b, at) => entries(b.content, `${at}/content`, media);
+  const response: Visit = (r, at) => {
+    entries(r.headers, `${at}/headers`, header);
+    body(r, at);
+  };
+  const operation: Visit = (op, at) => {
+    entries(op.parameters, `${at}/parameters`, header);
+    if (isJson(op.requestBody)) body(op.requestBody, `${at}/requestBody`);
+    entries(op.responses, `${at}/responses`, response);
+    entries(op.callbacks, `${at}/callbacks`, (callback, where) => entries(callback, where, pathItem));
+  };
+  const pathItem: Visit = (item, at) => {
+    entries(item.parameters, `${at}/parameters`, header);
+    entries(item.additionalOperations, `${at}/additionalOperations`, operation);
+    for (const [key, value] of Object.entries(item)) if (OPERATION_KEYS.has(key) && isJson(value)) operation(value, `${at}/${key}`);
+  };
+  entries(doc.paths, '#/paths', pathItem);
+  entries(doc.webhooks, '#/webhooks', pathItem);
+  const components = isJson(doc.components) ? doc.components : {};
+  const at = '#/components';
+  entries(components.examples, `${at}/examples`, (example, where) => {
+    const problem = exampleProblem(example);
+    if (problem !== undefined) problems.push(`${where}: ${problem}`);
+  });
+  for (const kind of ['parameters', 'headers'] as const) entries(components[kind], `${at}/${kind}`, header);
+  entries(components.requestBodies, `${at}/requestBodies`, body);
+  entries(components.responses, `${at}/responses`, response);
+  entries(components.mediaTypes, `${at}/mediaTypes`, media);
+  entries(components.pathItems, `${at}/pathItems`, pathItem);
+  entries(components.callbacks, `${at}/callbacks`, (callback, where) => entries(callback, where, pathItem));
   return problems;
+}
+
+const OPERATION_KEYS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query']);
+
+/** Visits the object entries of a map (or list), each with its JSON pointer. */
+function entries(container: unknown, at: string, visit: Visit): void {
+  if (!isJson(container) && !Array.isArray(container)) return;
+  for (const [key, value] of Object.entries(container)) if (isJson(value)) visit(value, `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+}
+
+function isJson(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function exampleProblem(example: unknown): string | undefined {

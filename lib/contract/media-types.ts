@@ -8,8 +8,10 @@ import { pathToFileURL } from 'node:url';
 import { Errors, svcError } from '../errors.js';
 import { setOwn } from '../objects.js';
 import type { Contract } from './load.js';
-import type { MediaTypeObject } from './operations.js';
 import { isRef, type Located } from './refs.js';
+
+/** A Media Type Object (operations.ts has the full type; not imported from there, which imports this file). */
+type MediaTypeObject = Record<string, unknown> & { examples?: unknown };
 
 const MAX_HOPS = 64;
 /** Media Type Object fields holding one schema (`itemSchema` is 3.2's per-item schema of sequential types). */

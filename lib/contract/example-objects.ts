@@ -32,11 +32,11 @@ type Visit = (node: Json, at: string) => void;
  */
 export function exampleObjectProblems(doc: OpenApiDocument): string[] {
   const problems: string[] = [];
-  const examples: Visit = (holder, at) =>
-    entries(holder.examples, `${at}/examples`, (example, where) => {
-      const problem = exampleProblem(example);
-      if (problem !== undefined) problems.push(`${where}: ${problem}`);
-    });
+  const check: Visit = (example, at) => {
+    const problem = exampleProblem(example);
+    if (problem !== undefined) problems.push(`${at}: ${problem}`);
+  };
+  const examples: Visit = (holder, at) => entries(holder.examples, `${at}/examples`, check);
   const media: Visit = (m, at) => {
     examples(m, at);
     entries(m.encoding, `${at}/encoding`, (encoding, where) => entries(encoding.headers, `${where}/headers`, header));
@@ -55,8 +55,9 @@ export function exampleObjectProblems(doc: OpenApiDocument): string[] {
     entries(op.parameters, `${at}/parameters`, header);
     if (isJson(op.requestBody)) body(op.requestBody, `${at}/requestBody`);
     entries(op.responses, `${at}/responses`, response);
-    entries(op.callbacks, `${at}/callbacks`, (callback, where) => entries(callback, where, pathItem));
+    entries(op.callbacks, `${at}/callbacks`, callback);
   };
+  const callback: Visit = (c, at) => entries(c, at, pathItem);
   const pathItem: Visit = (item, at) => {
     entries(item.parameters, `${at}/parameters`, header);
     entries(item.additionalOperations, `${at}/additionalOperations`, operation);
@@ -66,16 +67,13 @@ export function exampleObjectProblems(doc: OpenApiDocument): string[] {
   entries(doc.webhooks, '#/webhooks', pathItem);
   const components = isJson(doc.components) ? doc.components : {};
   const at = '#/components';
-  entries(components.examples, `${at}/examples`, (example, where) => {
-    const problem = exampleProblem(example);
-    if (problem !== undefined) problems.push(`${where}: ${problem}`);
-  });
+  examples(components, at);
   for (const kind of ['parameters', 'headers'] as const) entries(components[kind], `${at}/${kind}`, header);
   entries(components.requestBodies, `${at}/requestBodies`, body);
   entries(components.responses, `${at}/responses`, response);
   entries(components.mediaTypes, `${at}/mediaTypes`, media);
   entries(components.pathItems, `${at}/pathItems`, pathItem);
-  entries(components.callbacks, `${at}/callbacks`, (callback, where) => entries(callback, where, pathItem));
+  entries(components.callbacks, `${at}/callbacks`, callback);
   return problems;
 }
 
@@ -91,9 +89,8 @@ function isJson(value: unknown): value is Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function exampleProblem(example: unknown): string | undefined {
-  if (!example || typeof example !== 'object' || typeof (example as { $ref?: unknown }).$ref === 'string') return undefined;
-  const e = example as Record<string, unknown>;
+function exampleProblem(e: Json): string | undefined {
+  if (typeof e.$ref === 'string') return undefined;
   const problems = EXCLUSIVE.filter(([a, b]) => Object.hasOwn(e, a) && Object.hasOwn(e, b)).map(([a, b]) => `${a} and ${b} are mutually exclusive`);
   if (Object.hasOwn(e, 'serializedValue') && typeof e.serializedValue !== 'string') problems.push('serializedValue is not a string');
   if (problems.length === 0) return undefined;

@@ -4,7 +4,7 @@
 // invalid Example Object is a startup warning while the facade still serves.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Running } from '../helpers.js';
+import { serve, tempDir, type Running } from '../helpers.js';
 import { serveContract32, text } from './fixture.js';
 
 let app: Running;
@@ -74,4 +74,40 @@ test('an Example Object with both value and dataValue is a startup warning namin
   assert.equal(res.body, '2');
   // Valid Example Objects (dataValue with serializedValue, externalValue alone) are not warned about.
   assert.equal(app.logger.lines.filter((l) => l.includes('contract: example')).length, 1);
+});
+
+test('invalid Example Objects are found wherever they can be: components, parameters, headers, encodings, callbacks', async () => {
+  const bad = { value: 1, externalValue: 'https://example.com/x' };
+  const contract = {
+    openapi: '3.2.0',
+    info: { title: 'examples everywhere', version: '1' },
+    paths: {
+      '/a': {
+        parameters: [{ name: 'q', in: 'query', schema: { type: 'string' }, examples: { p: bad } }],
+        post: {
+          requestBody: { content: { 'multipart/form-data': { encoding: { f: { headers: { 'X-F': { schema: { type: 'string' }, examples: { e: bad } } } } } } } },
+          responses: { '200': { description: 'ok', headers: { 'X-H': { content: { 'text/plain': { examples: { h: { serializedValue: 3 } } } } } } } },
+          callbacks: { done: { '{$url}': { post: { responses: { '200': { description: 'ok', content: { 'application/json': { examples: { c: bad } } } } } } } } },
+        },
+      },
+    },
+    components: {
+      examples: { Shared: { serializedValue: 'a', externalValue: 'https://example.com/a' }, Fine: { dataValue: 1, serializedValue: '1' } },
+      schemas: { S: { type: 'object', properties: { examples: { type: 'object', properties: { value: {}, externalValue: {} } } } } },
+    },
+  };
+  const running = await serve({ specification: 'c.json', baseDir: tempDir({ 'c.json': JSON.stringify(contract) }), missingOperation: 'mock' });
+  try {
+    const warned = running.logger.lines.filter((l) => l.startsWith('WARN contract: example ')).map((l) => l.slice('WARN contract: example '.length).split(': ')[0]);
+    assert.deepEqual(warned.sort(), [
+      '#/components/examples/Shared',
+      '#/paths/~1a/parameters/0/examples/p',
+      '#/paths/~1a/post/callbacks/done/{$url}/post/responses/200/content/application~1json/examples/c',
+      '#/paths/~1a/post/requestBody/content/multipart~1form-data/encoding/f/headers/X-F/examples/e',
+      '#/paths/~1a/post/responses/200/headers/X-H/content/text~1plain/examples/h',
+    ]);
+    assert.equal((await fetch(`${running.origin}/a`, { method: 'POST', headers: { prefer: 'code=200' } })).status, 200);
+  } finally {
+    await running.close();
+  }
 });

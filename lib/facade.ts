@@ -6,6 +6,7 @@ import { type FacadeConfig, resolvedBackendOptions, resolvedServerOptions, type 
 import { joinPaths, resolveBasePath } from './contract/base-path.js';
 import { loadContract, type Contract } from './contract/load.js';
 import { compileOperations, type Operation } from './contract/operations.js';
+import { exampleObjectProblems } from './contract/example-objects.js';
 import { Errors, SvcError, svcError } from './errors.js';
 import { compileStaticProblem } from './http/problem.js';
 import { pickCandidate, Router } from './http/router.js';
@@ -65,6 +66,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   const contract = await loadContract(specification, config.baseDir);
   const basePath = resolveBasePath(contract.doc, { componentBasePath: config.componentBasePath, contextPath: config.rest.contextPath });
   const table = compileOperations(contract);
+  for (const problem of exampleObjectProblems(contract.doc)) logger.warn(`contract: example ${problem}`);
 
   const bus = new DirectBus();
   const serverOptions = resolvedServerOptions(config);

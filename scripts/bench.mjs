@@ -29,6 +29,7 @@ const PET_JSON = '{"id":1,"name":"doggie","status":"available","photoUrls":[]}';
 const SYNTHESIZED_PET = '{"id":10,"name":"doggie","category":{"id":1,"name":"Dogs"},"photoUrls":["string"],"tags":[{"id":0,"name":"string"}],"status":"available"}';
 const SESSION_JSON = '"session-1"';
 const VALIDATING = { SVC_REST_CLIENTREQUESTVALIDATION: 'true' };
+const HAMSTER_JSON = '{"petType":"hamster","name":"Hammy","legs":4}';
 const PET_XML = '<?xml version="1.0" encoding="UTF-8"?><pet><id>1</id><name>doggie</name><photoUrls></photoUrls><status>available</status></pet>';
 
 /** Peers, started from scripts/bench/peers/; `path` maps the facade's request path to the peer's. */
@@ -103,6 +104,14 @@ export const SCENARIOS = [
     env: { SVC_REST_CLIENTREQUESTVALIDATION: 'false' },
     request: { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON },
     expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
+  {
+    // OpenAPI 3.2 (issue 13): the pet's petType is unmapped, so `defaultMapping` names the schema checked.
+    name: 'validation: POST, 3.2 discriminator falling back to defaultMapping (mock echo)',
+    key: 'oas32-discriminator',
+    files: [bench('oas32-content.yaml')],
+    request: { method: 'POST', path: '/v1/pets', headers: { 'content-type': 'application/json' }, body: HAMSTER_JSON },
+    expect: { status: 200, type: 'application/json', body: HAMSTER_JSON },
   },
   {
     // Compared with the same route served without a profile (baseline), not with the bare server.

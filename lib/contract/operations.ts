@@ -2,6 +2,7 @@
 // dereferenced once at startup so the request path never touches `$ref`s.
 import { Errors, svcError } from '../errors.js';
 import type { Contract } from './load.js';
+import { resolveContent } from './media-types.js';
 import type { Located } from './refs.js';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -95,7 +96,7 @@ export function compileOperations(contract: Contract): OperationTable {
         template,
         queryDiscriminator,
         parameters: mergeParameters(contract, shared, item.uri, op.value.parameters, op.uri),
-        requestBody: derefOptional<RequestBodyObject>(contract, op.value.requestBody, op.uri),
+        requestBody: withContent(contract, derefOptional<RequestBodyObject>(contract, op.value.requestBody, op.uri)),
         responses: derefResponses(contract, op.value.responses, op.uri),
         consumes: [],
         produces: [],
@@ -133,13 +134,20 @@ function derefOptional<T>(contract: Contract, value: unknown, uri: string): Loca
   return located.value && typeof located.value === 'object' ? located : undefined;
 }
 
+/** A request body or response whose `content` entries may be references (3.2 `components/mediaTypes`), resolved. */
+function withContent<T extends { content?: Record<string, MediaTypeObject> }>(contract: Contract, located: Located<T> | undefined): Located<T> | undefined {
+  const content = located?.value.content;
+  const resolved = resolveContent(contract, content, located?.uri ?? '');
+  return resolved === content ? located : { value: { ...located!.value, content: resolved }, uri: located!.uri };
+}
+
 function derefResponses(contract: Contract, responses: unknown, uri: string): Record<string, Located<ResponseObject>> {
   const out: Record<string, Located<ResponseObject>> = {};
   if (!responses || typeof responses !== 'object') return out;
   for (const [code, value] of Object.entries(responses)) {
     const located = derefOptional<ResponseObject>(contract, value, uri);
     // A malformed contract may have `'200': null` (see the corpus); it still declares the code.
-    out[code] = located ?? { value: {}, uri };
+    out[code] = withContent(contract, located) ?? { value: {}, uri };
   }
   return out;
 }
@@ -168,7 +176,7 @@ function compileParameter(contract: Contract, raw: unknown, uri: string): Parame
   let schema = p.schema;
   let contentType: string | undefined;
   if (schema === undefined && p.content && typeof p.content === 'object') {
-    const first = Object.entries(p.content as Record<string, MediaTypeObject>)[0];
+    const first = Object.entries(resolveContent(contract, p.content as Record<string, MediaTypeObject>, located.uri))[0];
     if (first) [contentType, schema] = [first[0], first[1]?.schema];
   }
   return {

@@ -4,7 +4,6 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors, svcError } from '../errors.js';
-import type { OpenApiVersion } from './load.js';
 import { parseDocument } from './parse.js';
 
 /** A value together with the URI of the document it was found in (relative refs resolve against it). */
@@ -12,6 +11,9 @@ export interface Located<T = unknown> {
   value: T;
   uri: string;
 }
+
+/** The contract's OpenAPI version (load.ts's `OpenApiVersion`, spelled here: load.ts imports this file). */
+type OpenApiVersion = '3.0' | '3.1' | '3.2';
 
 const MAX_HOPS = 64;
 

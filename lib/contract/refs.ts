@@ -219,7 +219,7 @@ function withoutFragment(url: string | undefined): string | undefined {
 
 function safeUrl(id: string, base: string): string | undefined {
   try {
-    return new URL(id, isUrl(base) ? base : `file://${base}`).href;
+    return new URL(id, isUrl(base) || base.startsWith('file:') ? base : `file://${base}`).href;
   } catch {
     return undefined;
   }

@@ -4,6 +4,7 @@ import { Errors, SvcError, svcError } from '../errors.js';
 import { parseDocument } from './parse.js';
 import { RefResolver } from './refs.js';
 import { locateResource } from './resources.js';
+import type { OpenApiVersion } from './version.js';
 
 export interface Contract {
   /** The location as configured. */
@@ -17,8 +18,7 @@ export interface Contract {
   refs: RefResolver;
 }
 
-/** 3.1 and 3.2 share JSON Schema 2020-12; 3.0 has its own schema dialect. */
-export type OpenApiVersion = '3.0' | '3.1' | '3.2';
+export type { OpenApiVersion } from './version.js';
 
 export interface OpenApiDocument {
   openapi: string;

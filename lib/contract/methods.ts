@@ -4,7 +4,7 @@
 import { METHODS } from 'node:http';
 import { Errors, svcError } from '../errors.js';
 import { TOKEN } from '../http/fields.js';
-import type { OpenApiVersion } from './load.js';
+import type { OpenApiVersion } from './version.js';
 
 /** The fixed Operation fields of a Path Item before 3.2, in the order the specification lists them. */
 const FIXED = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

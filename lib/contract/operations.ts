@@ -103,7 +103,7 @@ export function compileOperations(contract: Contract): OperationTable {
         produces: [],
         source: op as Located<Record<string, unknown>>,
       };
-      checkQuerystring(compiled);
+      checkQuerystring(`${compiled.method} ${path} (direct:${id})`, compiled.parameters);
       compiled.consumes = Object.keys(compiled.requestBody?.value.content ?? {});
       compiled.produces = [...new Set(Object.values(compiled.responses).flatMap((r) => Object.keys(r.value.content ?? {})))];
       const twin = byId.get(id);

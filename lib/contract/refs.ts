@@ -4,7 +4,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors, svcError } from '../errors.js';
-import type { OpenApiVersion } from './load.js';
+import type { OpenApiVersion } from './version.js';
 import { parseDocument } from './parse.js';
 
 /** A value together with the URI of the document it was found in (relative refs resolve against it). */

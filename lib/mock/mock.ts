@@ -60,7 +60,8 @@ function compileMock(op: Operation, mock: MockContext, contract: Contract): Part
   const template = templateKey(op.template);
   const fileKinds = compileFileKinds(op.produces);
   const examples = compileExamples(op, contract, mock.synthesizer);
-  const servesExamples = op.method === 'GET' || op.method === 'HEAD';
+  // QUERY (OpenAPI 3.2) is safe like GET: its body asks a question, so it is answered, never echoed.
+  const servesExamples = op.method === 'GET' || op.method === 'HEAD' || op.method === 'QUERY';
   const echoes = ECHO_METHODS.has(op.method);
 
   /** Step 1: `<path>.json|.xml`, then `<template>.json|.xml`, in the negotiated order. */

@@ -22,7 +22,7 @@ export type { OpenApiVersion } from './version.js';
 
 export interface OpenApiDocument {
   openapi: string;
-  servers?: { url?: string; variables?: Record<string, { default?: unknown }> }[];
+  servers?: { url?: string; name?: unknown; variables?: Record<string, { default?: unknown }> }[];
   paths?: Record<string, unknown>;
   webhooks?: Record<string, unknown>;
   components?: Record<string, Record<string, unknown>>;

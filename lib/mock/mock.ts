@@ -62,7 +62,8 @@ function compileMock(op: Operation, mock: MockContext, contract: Contract): Part
   const template = templateKey(op.template);
   const fileKinds = compileFileKinds(op.produces);
   const examples = compileExamples(op, contract, mock.synthesizer);
-  const servesExamples = op.method === 'GET' || op.method === 'HEAD';
+  // QUERY (OpenAPI 3.2) is safe like GET: its body asks a question, so it is answered, never echoed.
+  const servesExamples = op.method === 'GET' || op.method === 'HEAD' || op.method === 'QUERY';
   const echoes = ECHO_METHODS.has(op.method);
   // Streams (JSON Lines, SSE, ...) are answered by lib/streams/mock.ts; only operations that declare one have it.
   const sequences = op.produces.some(isSequential) ? compileSequenceMock(op, contract, mock.synthesizer) : undefined;

@@ -13,6 +13,7 @@ import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, Headers, PropertyNames } from '../routes/exchange.js';
 import { requestIdOf } from '../observe/request-id.js';
 import { wholeBody } from '../routes/streamed-body.js';
+import { operationQuerystring } from '../validation/querystring.js';
 import { RequestHeaders } from './request-headers.js';
 import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from './stages.js';
 
@@ -28,6 +29,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const sharedProperties = { [PropertyNames.OPENAPI]: ctx.contract.doc, [PropertyNames.OPERATION_ID]: op.id };
   const prefixLength = ctx.basePath === '/' ? 0 : ctx.basePath.length;
   const queryDefaults = compileQueryDefaults(op, ctx.contract);
+  const querystring = operationQuerystring(op, ctx.contract.refs);
   const { authenticate, check, decode, invoke, serialize, checkResponse } = stages;
   // Sequential media types (lib/streams/); undefined for operations that declare none.
   const sequence = stages.sequence?.(stages.checkItems);
@@ -107,10 +109,10 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       if (needsFacts) {
         const pathParams: Record<string, string | undefined> = {};
         for (let i = 0; i < names.length; i++) pathParams[names[i]!] = params[PARAM_KEYS[i]!];
-        facts = { req, path, query, queryPairs: queryPairs!, pathParams, raw, streamed: items };
+        facts = { req, path, query, queryPairs: queryPairs!, pathParams, raw, querystring: querystring?.read(query), streamed: items };
         if (check !== undefined) check(facts);
       }
-      ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query)), undefined, req, sharedProperties);
+      ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring)), undefined, req, sharedProperties);
       if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);
       else if (streamsBody) ex.message.body = hasBody(req) ? req : undefined;

@@ -40,6 +40,8 @@ export interface RequestFacts {
   pathParams: Record<string, string | undefined>;
   /** The request body bytes, if any. */
   raw: Buffer | undefined;
+  /** The value of the operation's `in: querystring` parameter (OpenAPI 3.2), read once; undefined without one. */
+  querystring?: unknown;
   /** The parsed body, set by the first stage that parses it (validation), so later stages need not parse again. */
   body?: unknown;
   /** The body is a sequence the route reads item by item as it arrives (lib/streams/): checked then, not before. */

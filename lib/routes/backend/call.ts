@@ -142,8 +142,8 @@ class BackendCall {
 }
 
 const MAX_REDIRECTS = 20;
-/** RFC 9110 §9.2.2: methods a client may send again after a connection failure. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
+/** RFC 9110 §9.2.2: methods a client may send again after a connection failure (QUERY: RFC 10008 §2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE', 'QUERY']);
 
 /** The path and query sent: the endpoint's path (plus the request path with forwardPath), its own query, else the client's. */
 function targetPath(endpoint: BackendEndpoint, path: unknown, query: unknown): string {

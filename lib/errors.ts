@@ -27,6 +27,7 @@ export const Errors = {
   NOT_FOUND: def('SVC_NOT_FOUND', 404, 'No operation of the contract matches this path.'),
   METHOD_NOT_ALLOWED: def('SVC_METHOD_NOT_ALLOWED', 405, 'The path does not declare this method.'),
   BODY_TOO_LARGE: def('SVC_BODY_TOO_LARGE', 413, 'The request body exceeds the limit of %s bytes.'),
+  ITEM_TOO_LARGE: def('SVC_ITEM_TOO_LARGE', 413, 'Item %s of the request body exceeds the limit of %s bytes for one item.'),
   BODY_ABORTED: def('SVC_BODY_ABORTED', 400, 'The request body could not be read.'),
   REQUEST_TIMEOUT: def('SVC_REQUEST_TIMEOUT', 408, 'The request was not received within the time limit.'),
   HEADERS_TOO_LARGE: def('SVC_HEADERS_TOO_LARGE', 431, 'The request headers are too large.'),

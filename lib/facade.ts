@@ -24,6 +24,7 @@ import { Observation, type Endpoints } from './observe/observation.js';
 import { assignRequestId } from './observe/request-id.js';
 import { startManagementServer } from './observe/management.js';
 import { consumerStages } from './security/components.js';
+import { sequenceFeature } from './streams/feature.js';
 import type { Disposition, Feature, FeatureContext, OperationRuntime, OperationStages } from './pipeline/stages.js';
 
 export type { Disposition } from './pipeline/stages.js';
@@ -106,6 +107,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
     ...(validating ? [(await import('./validation/validator.js')).validationFeature] : []),
     await bindingFeature(ctx),
     mockFeature,
+    sequenceFeature,
   ];
   for (const op of table.operations) {
     const path = joinPaths(basePath, op.template);

@@ -35,6 +35,8 @@ const PET_JSON = '{"id":1,"name":"doggie","status":"available","photoUrls":[]}';
 const SYNTHESIZED_PET = '{"id":10,"name":"doggie","category":{"id":1,"name":"Dogs"},"photoUrls":["string"],"tags":[{"id":0,"name":"string"}],"status":"available"}';
 const SESSION_JSON = '"session-1"';
 const VALIDATING = { SVC_REST_CLIENTREQUESTVALIDATION: 'true' };
+const JSONL_100 = Array.from({ length: 100 }, (_, i) => `{"timestamp":"2025-09-23T10:00:00Z","level":${i % 5},"message":"entry ${i}"}\n`).join('');
+const SSE_10 = Array.from({ length: 10 }, (_, i) => `event: tick\nid: ${i}\ndata: {"symbol":"ACME","price":${i}}\n\n`).join('');
 const HAMSTER_JSON = '{"petType":"hamster","name":"Hammy","legs":4}';
 const PET_XML = '<?xml version="1.0" encoding="UTF-8"?><pet><id>1</id><name>doggie</name><photoUrls></photoUrls><status>available</status></pet>';
 
@@ -129,6 +131,22 @@ export const SCENARIOS = [
     baseline: { files: [bench('route.yaml')] },
     request: { method: 'GET', path: '/api/v3/pet/1' },
     expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
+  {
+    // Issue 13: 100 JSON Lines read item by item as they arrive, each checked against itemSchema.
+    name: 'streams: POST 100 JSON Lines, each item validated',
+    key: 'streams-jsonl',
+    files: [bench('streams.mjs')],
+    request: { method: 'POST', path: '/api/logs', headers: { 'content-type': 'application/jsonl' }, body: JSONL_100 },
+    expect: { status: 200, type: 'application/json', body: '{"count":100}' },
+  },
+  {
+    // Issue 13: a route's async generator written as 10 Server-Sent Events (chunked, item by item).
+    name: 'streams: GET 10 Server-Sent Events from a generator',
+    key: 'streams-sse',
+    files: [bench('streams.mjs')],
+    request: { method: 'GET', path: '/api/prices' },
+    expect: { status: 200, type: 'text/event-stream', body: SSE_10 },
   },
   {
     // The cost of metrics (on by default): the same route with metrics off is the baseline.

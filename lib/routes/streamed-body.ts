@@ -15,6 +15,17 @@ export class StreamedBody {
   read(ex: Exchange): Promise<unknown> {
     return this.readAll(ex);
   }
+
+  /**
+   * The whole body, taken at once, when all of it has arrived already and nothing has read from it (a small
+   * answer comes in the packets of its head): it can be written with the head in one call instead of piped.
+   * Null for an empty body; undefined while more is to come.
+   */
+  arrived(): Buffer | null | undefined {
+    const stream = this.stream as Readable & { complete?: boolean };
+    if (stream.complete !== true || stream.readableFlowing !== null) return undefined;
+    return stream.read() as Buffer | null;
+  }
 }
 
 /** Replaces a streamed body with the whole body; nothing to do (and no promise) for any other body. */

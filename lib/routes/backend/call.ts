@@ -73,7 +73,7 @@ class BackendCall {
     const { timeout, connectTimeout } = this.endpoint.options;
     const request = endpoint.https ? httpsRequest : httpRequest;
     // `timeout` arms the socket's own inactivity timer; connectTimeout is read by the pool's connect (context.ts).
-    const options = { host: endpoint.hostname, port: endpoint.port, method: hop.method, path: hop.path, headers: hop.headers, agent: this.ctx.agent(endpoint), servername: endpoint.servername, timeout, connectTimeout };
+    const options = { host: endpoint.hostname, port: endpoint.port, method: hop.method, path: hop.path, headers: hop.headers, agent: this.ctx.agent(endpoint), servername: endpoint.servername ?? NO_SERVERNAME, timeout, connectTimeout };
     const req = request(options as RequestOptions);
     this.current = req;
     if (this.cut !== undefined) req.destroy();
@@ -184,6 +184,8 @@ class BackendCall {
 }
 
 const MAX_REDIRECTS = 20;
+/** No SNI (http, or an IP address): said outright, else node's agent works it out again on every request. */
+const NO_SERVERNAME = '';
 /** RFC 9110 §9.2.2: methods a client may send again after a connection failure. */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
 /** Methods node sends without framing when they carry no body (for the others it writes Content-Length: 0). */

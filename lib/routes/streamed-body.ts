@@ -16,16 +16,19 @@ export class StreamedBody {
     return this.readAll(ex);
   }
 
-  /**
-   * The whole body, taken at once, when all of it has arrived already and nothing has read from it (a small
-   * answer comes in the packets of its head): it can be written with the head in one call instead of piped.
-   * Null for an empty body; undefined while more is to come.
-   */
+  /** The whole body if it has all arrived (a small answer comes in the packets of its head): see takeArrived. */
   arrived(): Buffer | null | undefined {
-    const stream = this.stream as Readable & { complete?: boolean };
-    if (stream.complete !== true || stream.readableFlowing !== null) return undefined;
-    return stream.read() as Buffer | null;
+    return takeArrived(this.stream);
   }
+}
+
+/**
+ * An HTTP message's body taken at once when all of it has arrived and nothing has read from it (null when
+ * empty); undefined while more is to come. Node has then parsed it into the stream's buffer already.
+ */
+export function takeArrived(stream: Readable & { complete?: boolean }): Buffer | null | undefined {
+  if (stream.complete !== true || stream.readableFlowing !== null) return undefined;
+  return stream.read() as Buffer | null;
 }
 
 /** Replaces a streamed body with the whole body; nothing to do (and no promise) for any other body. */

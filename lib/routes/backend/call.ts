@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { Errors, SvcError, svcError, type ErrorDef } from '../../errors.js';
 import { HeaderNames, type Exchange } from '../exchange.js';
-import { StreamedBody } from '../streamed-body.js';
+import { StreamedBody, takeArrived } from '../streamed-body.js';
 import { readBackendBody } from './body.js';
 import { ConnectTimeout, type BackendContext } from './context.js';
 import type { BackendEndpoint } from './endpoint.js';
@@ -25,7 +25,21 @@ type Cut = 'timeout' | 'client' | 'tooLarge';
  * StreamedBody for the client; otherwise it is read whole (as a later step or response validation needs).
  */
 export function forwardToBackend(endpoint: BackendEndpoint, ctx: BackendContext, ex: Exchange, streamResponse: boolean): Promise<void> {
-  return new Promise((resolve, reject) => new BackendCall(endpoint, ctx, ex, resolve, reject).run(streamResponse));
+  return new Promise((resolve, reject) => {
+    const call = new BackendCall(endpoint, ctx, ex, resolve, reject);
+    const request = ex.request;
+    if (request === undefined || ex.message.body !== request || request.complete) return call.run(streamResponse);
+    // The client's body, still to stream: what came in the packets of its head is parsed once this turn of
+    // the event loop has read them (a microtask would run between the parser's callbacks, too early), and a
+    // body that has arrived whole by then is sent whole (no pipe to set up).
+    setImmediate(() => {
+      try {
+        call.run(streamResponse);
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
 }
 
 /** The calls under way for one client connection, all aborted when it closes (one listener per connection, not per call). */
@@ -53,11 +67,16 @@ class BackendCall {
     const { ex, ctx, endpoint } = this;
     const headers = ex.message.headers;
     const method = String(headers.get(METHOD) ?? (ex.message.body == null ? 'GET' : 'POST')).toUpperCase();
-    const source = ex.message.body;
+    const sendsBody = method !== 'GET' && method !== 'HEAD';
+    let source = ex.message.body;
+    if (source instanceof Readable && sendsBody && source.readableLength <= ctx.maxBodySize) {
+      const whole = takeArrived(source);
+      if (whole !== undefined) source = whole ?? undefined;
+    }
     const upload = source instanceof Readable ? source : undefined;
     let length = upload === ex.request ? ex.request?.headers['content-length'] : undefined;
     if (upload !== undefined && Number(length) > ctx.maxBodySize) throw svcError(Errors.BODY_TOO_LARGE, ctx.maxBodySize);
-    const payload = upload !== undefined || method === 'GET' || method === 'HEAD' ? undefined : toPayload(source);
+    const payload = upload !== undefined || !sendsBody ? undefined : toPayload(source);
     // The headers are handed to node as they are, so the framing node would add is written here.
     if (payload !== undefined) length = String(Buffer.byteLength(payload));
     else if (upload === undefined && !BODILESS.has(method)) length = '0';

@@ -33,7 +33,7 @@ function readResponse(socket: Socket): Promise<{ status: number; head: string; b
 
 test('a request body that came with its head is sent whole with its length (a chunked one too); one still arriving streams to the backend', async () => {
   const seen: Seen[] = [];
-  const arrived = signal();
+  let arrived = signal();
   const target = await httpBackend((req, res) => {
     arrived.fire();
     let body = '';
@@ -67,6 +67,7 @@ test('a request body that came with its head is sent whole with its length (a ch
     );
 
     // The head and a first chunk only: the backend is called while the client still sends, and gets the rest.
+    arrived = signal();
     socket.write(`${head}Transfer-Encoding: chunked\r\n\r\n5\r\n{"c":\r\n`);
     await arrived.fired;
     const answer = readResponse(socket);

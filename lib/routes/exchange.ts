@@ -95,15 +95,12 @@ export class Headers {
     return out;
   }
 
-  /**
-   * Visits what toObject() would hold (names lower-cased) without building it: the forwarding hot path.
-   * `received`: the value is a header field of the request as it arrived (so node has checked it).
-   */
-  forEach(visit: (value: unknown, name: string, received: boolean) => void): void {
+  /** Visits what toObject() would hold (names lower-cased) without building it: the forwarding hot path. */
+  forEach(visit: (value: unknown, name: string) => void): void {
     if (this.pending !== undefined) this.fill();
     const { incoming, overlay } = this;
-    for (const key of Object.keys(incoming)) if (!overlay.has(key) && !isInternalName(key)) visit(incoming[key], key, true);
-    for (const [key, value] of overlay) if (value !== undefined) visit(value, key, false);
+    for (const key of Object.keys(incoming)) if (!overlay.has(key) && !isInternalName(key)) visit(incoming[key], key);
+    for (const [key, value] of overlay) if (value !== undefined) visit(value, key);
   }
 
   /** Names set by routes since the exchange was created, lower-cased. */

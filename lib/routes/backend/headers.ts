@@ -37,10 +37,8 @@ export function backendRequestHeaders(ex: Exchange, host: string, trusted: Block
   const headers = ex.message.headers;
   const listed = connectionListed(headers.get('connection'));
   const out = ['host', host];
-  headers.forEach((value, name, received) => {
+  headers.forEach((value, name) => {
     if (NOT_COPIED.has(name) || isInternalName(name) || value === undefined || value === null || (listed !== NONE && listed.includes(name))) return;
-    // A field as the request carried it went through node's parser: a valid name, a sendable value.
-    if (received && typeof value === 'string') return void out.push(name, value);
     const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : typeof value === 'number' ? String(value) : undefined;
     // Query and path parameters are headers too; one no header can carry (`?a%20b=1`, `%0D%0A`) is left out
     // instead of failing the whole call: the query string still carries it.

@@ -153,6 +153,8 @@ class BackendCall {
   private watchClient(): void {
     const client = this.client;
     if (client === undefined) return;
+    // Gone already (while its body was being looked at): the call is cut before it starts.
+    if (client.destroyed) return void (this.cut ??= 'client');
     let calls = client[CALLS];
     if (calls === undefined) {
       const open = (calls = client[CALLS] = new Set());

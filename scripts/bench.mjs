@@ -9,6 +9,7 @@
 //   node scripts/bench.mjs --only login --rounds 5 --duration 5     scenarios whose key or name contains "login"
 //   node scripts/bench.mjs --only startup          only the startup figures
 //   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy)
+//   node scripts/bench.mjs --only forward --forward-before ../old/dist/main.js   ... and another build of the facade
 //   node scripts/bench.mjs --only stripe           only the startup figures whose name contains "stripe"
 //   node scripts/bench.mjs --no-peers              without the peers (no install of scripts/bench/peers)
 import autocannon from 'autocannon';
@@ -367,7 +368,7 @@ async function startupTimes() {
 
 if (withPeers && (SCENARIOS.some((s) => s.peer && selected(s.key, s.name)) || STARTUP.some((s) => s.peer && startupSelected(s)))) ensurePeers();
 const rows = await runScenarios();
-const forwarding = await runForwarding({ start, load, median, fmt, bench, main, selected, withPeers, rounds, connections, duration });
+const forwarding = await runForwarding({ start, load, median, fmt, bench, main, selected, withPeers, rounds, connections, duration, before: opt('forward-before', undefined) });
 if (STARTUP.some(startupSelected)) await startupTimes();
 console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
 for (const { s, bare, facade, peer } of rows) {

@@ -66,7 +66,8 @@ export function compileRoute(def: RouteDefinition, bus: DirectBus, logger: Logge
 function runSteps(steps: readonly Step[], ex: Exchange, from: number): void | Promise<void> {
   for (let i = from; i < steps.length; i++) {
     const result = steps[i]!(ex);
-    if (result instanceof Promise) return result.then(() => runSteps(steps, ex, i + 1));
+    // The last step's promise is the route's own (its value is never read): no promise more per request.
+    if (result instanceof Promise) return i === steps.length - 1 ? (result as Promise<void>) : result.then(() => runSteps(steps, ex, i + 1));
   }
 }
 

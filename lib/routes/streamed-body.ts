@@ -16,6 +16,20 @@ export class StreamedBody {
   read(ex: Exchange): Promise<unknown> {
     return this.readAll(ex);
   }
+
+  /** The whole body if it has all arrived (a small answer comes in the packets of its head): see takeArrived. */
+  arrived(): Buffer | null | undefined {
+    return takeArrived(this.stream);
+  }
+}
+
+/**
+ * An HTTP message's body taken at once when all of it has arrived and nothing has read from it (null when
+ * empty); undefined while more is to come. Node has then parsed it into the stream's buffer already.
+ */
+export function takeArrived(stream: Readable & { complete?: boolean }): Buffer | null | undefined {
+  if (stream.complete !== true || stream.readableFlowing !== null) return undefined;
+  return stream.read() as Buffer | null;
 }
 
 /**

@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runForwarding } from './bench/forwarding.mjs';
 import { prepareOAuth, verifyOAuth } from './bench/oauth.mjs';
+import { prepareRelay } from './bench/streams-relay.mjs';
 import { ensurePeers, PEERS_DIR } from './bench/peers.mjs';
 
 // autocannon sends only the methods of its own list (RFC 7231's and PATCH); QUERY (RFC 10008, OpenAPI 3.2's
@@ -148,6 +149,15 @@ export const SCENARIOS = [
     files: [bench('streams.mjs')],
     request: { method: 'GET', path: '/api/prices' },
     expect: { status: 200, type: 'text/event-stream', body: SSE_10 },
+  },
+  {
+    // Issue 13: a backend's 100 JSON Lines relayed by to: http, each item checked as it passes (bare: the backend alone).
+    name: 'streams: GET 100 JSON Lines relayed, each item validated',
+    key: 'streams-relay',
+    files: [bench('streams-relay.yaml')],
+    prepare: prepareRelay,
+    request: { method: 'GET', path: '/api/logs' },
+    expect: { status: 200, type: 'application/jsonl', body: JSONL_100 },
   },
   {
     // The cost of metrics (on by default): the same route with metrics off is the baseline.

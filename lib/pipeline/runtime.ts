@@ -58,8 +58,8 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
 
   const respond = (res: ServerResponse, ex: Exchange, facts: RequestFacts | undefined): void => {
     if (checkResponse !== undefined) {
-      // A backend's answer streamed so far is read whole to be checked.
-      const reading = wholeBody(ex);
+      // A backend's answer streamed so far is read whole to be checked (one made of items is checked as it streams).
+      const reading = sequence?.checksThrough(ex) === true ? undefined : wholeBody(ex);
       if (reading !== undefined) {
         reading.then(
           () => respond(res, ex, facts),

@@ -104,6 +104,8 @@ export interface SequenceStage {
   settle(ex: Exchange, res: ServerResponse): void | Promise<void>;
   /** An answer made of items (an async iterable, a generator, or an array in a sequential type) becomes framed bytes. */
   frame(ex: Exchange, res: ServerResponse): void;
+  /** True for a backend's answer in a sequential media type that `frame` checks item by item as it passes (never read whole). */
+  checksThrough(ex: Exchange): boolean;
 }
 
 /** Everything a feature may use when compiling its stages for an operation, once at startup. */

@@ -45,13 +45,10 @@ function compileFunction(expr: string): Evaluator {
     switch (fn) {
       case 'header':
       case 'headers':
-        return (ex) => ex.message.headers.get(arg);
-      case 'exchangeProperty': {
-        // Camel's OGNL form: a property, then a path into its value (`exchangeProperty.SvcOAuthTokenValidationResult.subject`).
-        const [name, ...path] = arg.split('.');
-        if (path.length === 0) return (ex) => ex.properties[arg];
-        return (ex) => (arg in ex.properties ? ex.properties[arg] : walk(ex.properties[name!], path));
-      }
+        // A header may hold an object (3.2 `in: querystring`): `${header.filter.page}`.
+        return withPath(arg, (ex, name) => ex.message.headers.get(name));
+      case 'exchangeProperty':
+        return withPath(arg, (ex, name) => ex.properties[name]);
       default:
         return () => process.env[arg];
     }
@@ -66,6 +63,16 @@ function compileFunction(expr: string): Evaluator {
     return (ex) => walk(parsedBody(ex.message.body), keys);
   }
   throw new Error(`unknown simple function \${${expr}}`);
+}
+
+/**
+ * Camel's OGNL form: a name, then a path into its value (`exchangeProperty.SvcOAuthTokenValidationResult.subject`);
+ * a value under the whole dotted name wins.
+ */
+function withPath(arg: string, get: (ex: Exchange, name: string) => unknown): Evaluator {
+  const [name, ...path] = arg.split('.');
+  if (path.length === 0) return (ex) => get(ex, arg);
+  return (ex) => get(ex, arg) ?? walk(get(ex, name!), path);
 }
 
 /** A JSON text body is parsed for path access; anything else is walked as it is. */

@@ -7,7 +7,7 @@ import type { Exchange } from '../routes/exchange.js';
 import { createDecoder } from './decode.js';
 import { isSequential, sequenceKind } from './media.js';
 import { RequestItems } from './request-items.js';
-import { compileFrame, isItemSource } from './response.js';
+import { compileFrame, isItemSource, streamedSequenceType } from './response.js';
 
 const MAX_CACHED_CONTENT_TYPES = 32;
 
@@ -34,7 +34,8 @@ export const sequenceFeature: Feature = (op, disposition, ctx) => {
         return items;
       },
       settle,
-      frame: compileFrame(op, ctx.logger, checks),
+      frame: compileFrame(op, ctx.logger, checks, maxItemSize),
+      checksThrough: (ex) => checks?.response !== undefined && streamedSequenceType(ex) !== undefined,
     }),
   };
 };

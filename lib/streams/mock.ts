@@ -6,6 +6,7 @@
 import type { Contract } from '../contract/load.js';
 import type { MediaTypeObject, Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
+import { exampleSample, type ExampleSample } from '../contract/example-objects.js';
 import { responseForStatus, responsesByCode } from '../contract/responses.js';
 import type { Random } from '../mock/random.js';
 import type { MockBody } from '../mock/render.js';
@@ -15,8 +16,6 @@ import { sequenceKind } from './media.js';
 
 /** How many items a synthesized stream has. */
 const SYNTHESIZED_ITEMS = 3;
-
-type Json = Record<string, unknown>;
 
 export type SequenceMock = (status: number, mediaType: string, exampleName: string | undefined, random: Random | undefined) => MockBody | undefined;
 
@@ -29,7 +28,7 @@ export function compileSequenceMock(op: Operation, contract: Contract, synthesiz
     const deref = (value: unknown): unknown => contract.refs.deref(value, response.uri).value;
     if (random === undefined || exampleName !== undefined) {
       const example = exampleOf(media, exampleName, deref);
-      if (example !== undefined) return example.serialized !== undefined ? { payload: example.serialized, type: mediaType } : framed(mediaType, example.value);
+      if (example !== undefined) return 'serialized' in example ? { payload: example.serialized, type: mediaType } : framed(mediaType, example.data);
     }
     try {
       const items = synthesizedItems(media, mediaType, response.uri, synthesizer, random);
@@ -53,30 +52,16 @@ export function compileSequenceMock(op: Operation, contract: Contract, synthesiz
   };
 }
 
-interface ChosenExample {
-  /** The Example Object's `serializedValue`: the body as is. */
-  serialized?: string;
-  value?: unknown;
-}
-
-/** The named Example Object (else the first with a value), else the media type's `example`. */
-function exampleOf(media: MediaTypeObject, name: string | undefined, deref: (value: unknown) => unknown): ChosenExample | undefined {
+/** The named Example Object (else the first with something to send), else the media type's `example`. */
+function exampleOf(media: MediaTypeObject, name: string | undefined, deref: (value: unknown) => unknown): ExampleSample | undefined {
   const examples = media.examples && typeof media.examples === 'object' ? media.examples : {};
-  const named = name !== undefined && Object.hasOwn(examples, name) ? valueOf(deref(examples[name])) : undefined;
+  const named = name !== undefined && Object.hasOwn(examples, name) ? exampleSample(deref(examples[name])) : undefined;
   if (named !== undefined) return named;
   for (const entry of Object.values(examples)) {
-    const found = valueOf(deref(entry));
+    const found = exampleSample(deref(entry));
     if (found !== undefined) return found;
   }
-  return media.example === undefined ? undefined : { value: media.example };
-}
-
-function valueOf(example: unknown): ChosenExample | undefined {
-  if (!example || typeof example !== 'object') return undefined;
-  const e = example as Json;
-  if (typeof e.serializedValue === 'string') return { serialized: e.serializedValue };
-  for (const key of ['dataValue', 'value']) if (Object.hasOwn(e, key)) return { value: e[key] };
-  return undefined;
+  return media.example === undefined ? undefined : { data: media.example };
 }
 
 /** A string is the sequence already serialized; an array its items; anything else one item. */

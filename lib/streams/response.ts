@@ -2,7 +2,8 @@
 // them, framed in the negotiated sequential media type, through the streamed-body path a backend's answer
 // takes (lib/http/respond.ts writeStreamed): the client going away destroys the stream, which ends the
 // iteration (`return()`). An array is framed the same way when the answer's media type is sequential.
-import { Readable } from 'node:stream';
+// A backend's answer in a sequential media type streams through as its bytes, its items checked as they pass.
+import { Readable, Transform } from 'node:stream';
 import type { Operation } from '../contract/operations.js';
 import { responsesByCode, responseForStatus } from '../contract/responses.js';
 import { Errors, SvcError } from '../errors.js';
@@ -12,6 +13,7 @@ import type { ItemChecks } from '../pipeline/stages.js';
 import { HeaderNames, type Exchange } from '../routes/exchange.js';
 import { StreamedBody } from '../routes/streamed-body.js';
 import { Violations } from '../validation/violations.js';
+import { createDecoder, SequenceError } from './decode.js';
 import { createEncoder, type ItemEncoder } from './encode.js';
 import { isSequential, sequenceKind } from './media.js';
 
@@ -34,7 +36,7 @@ interface Offers {
   sequential: (accept: string | undefined) => string | undefined;
 }
 
-export function compileFrame(op: Operation, logger: Logger, checks: ItemChecks | undefined): (ex: Exchange) => void {
+export function compileFrame(op: Operation, logger: Logger, checks: ItemChecks | undefined, maxItemSize: number): (ex: Exchange) => void {
   const byCode = responsesByCode(op, (response): Offers => {
     const types = Object.keys(response.value.content ?? {}).filter((t) => !t.includes('*'));
     return { any: compileNegotiator(types), sequential: compileNegotiator(types.filter(isSequential)) };
@@ -49,11 +51,15 @@ export function compileFrame(op: Operation, logger: Logger, checks: ItemChecks |
 
   return (ex) => {
     const body = ex.message.body;
+    if (body instanceof StreamedBody) {
+      const type = streamedSequenceType(ex);
+      if (type !== undefined && checks?.response !== undefined) ex.message.body = checkedThrough(body, type, itemCheck(checks.response, statusOf(ex), type), maxItemSize, fail);
+      return;
+    }
     const items = isItemSource(body) ? body : Array.isArray(body) ? body : undefined;
     if (items === undefined) return;
     const headers = ex.message.headers;
-    const code = headers.get(RESPONSE_CODE);
-    const status = code === undefined || code === null || code === '' ? '200' : String(code);
+    const status = statusOf(ex);
     const written = headers.writtenNames().includes('content-type') ? headers.get('content-type') : undefined;
     const accept = ex.request?.headers.accept;
     let type = typeof written === 'string' && isSequential(written) ? written : undefined;
@@ -75,18 +81,79 @@ export function compileFrame(op: Operation, logger: Logger, checks: ItemChecks |
     headers.set('content-type', encoder.contentType);
     // Events are live: no cache (or proxy) may keep them, unless the route says otherwise.
     if (kind === 'sse' && !headers.writtenNames().includes('cache-control')) headers.set('cache-control', 'no-cache');
-    let check: ItemCheck | undefined;
-    if (checks?.response !== undefined) {
-      const checkResponse = checks.response;
-      check = (item, index) => {
-        const out = new Violations();
-        checkResponse(status, type!, item, index, out);
-        if (out.size > 0) throw new SvcError(Errors.INVALID_RESPONSE, [], out.items);
-      };
-    }
+    const check = checks?.response === undefined ? undefined : itemCheck(checks.response, status, type);
     const source = ex.request?.method === 'HEAD' ? headOnly(items) : items;
     ex.message.body = new StreamedBody(Readable.from(frames(source, encoder, check, fail), { objectMode: false }), undefined, notReadWhole);
   };
+}
+
+function statusOf(ex: Exchange): string {
+  const code = ex.message.headers.get(RESPONSE_CODE);
+  return code === undefined || code === null || code === '' ? '200' : String(code);
+}
+
+function itemCheck(checkResponse: NonNullable<ItemChecks['response']>, status: string, type: string): ItemCheck {
+  return (item, index) => {
+    const out = new Violations();
+    checkResponse(status, type, item, index, out);
+    if (out.size > 0) throw new SvcError(Errors.INVALID_RESPONSE, [], out.items);
+  };
+}
+
+/**
+ * The sequential media type of a backend's answer still streaming, when its items can be read as they pass
+ * (not content-encoded); undefined otherwise (such an answer is read whole when it must be checked).
+ */
+export function streamedSequenceType(ex: Exchange): string | undefined {
+  if (!(ex.message.body instanceof StreamedBody)) return undefined;
+  const headers = ex.message.headers;
+  const type = headers.get('content-type');
+  const encoding = headers.get('content-encoding');
+  if (typeof type !== 'string' || !isSequential(type)) return undefined;
+  return encoding === undefined || encoding === null || String(encoding).trim().toLowerCase() === 'identity' ? type : undefined;
+}
+
+/**
+ * A backend's items passed on as bytes, as they arrive: the decoder reads the items each chunk completes and
+ * each is checked before the chunk goes on; the first that does not conform, or cannot be read, cuts the
+ * stream as for a route's items.
+ */
+function checkedThrough(body: StreamedBody, type: string, check: ItemCheck, maxItemSize: number, fail: (err: unknown, index: number) => void): StreamedBody {
+  const decoder = createDecoder(sequenceKind(type)!, type, maxItemSize);
+  let index = 0;
+  /** Checks the items the bytes complete; the error that cuts the stream, if one does not pass. */
+  const checkEach = (read: () => unknown[]): Error | undefined => {
+    try {
+      for (const item of read()) {
+        check(item, index);
+        index++;
+      }
+      return undefined;
+    } catch (thrown) {
+      // A backend item that cannot be read does not conform either.
+      const err = thrown instanceof SequenceError ? new SvcError(Errors.INVALID_RESPONSE, [], [{ in: 'body', name: '', pointer: `/${thrown.index}`, message: thrown.message }]) : thrown;
+      fail(err, index);
+      return err as Error;
+    }
+  };
+  const through = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const err = checkEach(() => decoder.push(chunk));
+      if (err !== undefined) done(err);
+      else done(null, chunk);
+    },
+    flush(done) {
+      done(checkEach(() => decoder.end()));
+    },
+  });
+  const backend = body.stream;
+  backend.once('error', (err) => through.destroy(err));
+  // The client gone (or the stream cut): the backend's answer is not read any further.
+  through.once('close', () => {
+    if (!backend.readableEnded) backend.destroy();
+  });
+  backend.pipe(through);
+  return new StreamedBody(through, body.length, notReadWhole);
 }
 
 /**

@@ -166,3 +166,26 @@ test('OpenAPI 3.1 has no in: querystring: such a parameter is not read there (as
     await app.close();
   }
 });
+
+test('YAML DSL: a simple template reaches into the parsed value, ${header.filter.page}, as into a body', async () => {
+  const dir = tempDir({
+    'routes.yaml': `
+- restConfiguration: { clientRequestValidation: true }
+- rest: { openApi: { specification: ${JSON.stringify(CATALOG)}, missingOperation: mock } }
+- route:
+    from:
+      uri: direct:searchForm
+      steps:
+        - setBody: { simple: '{"q": "\${header.filter.q}", "page": \${header.filter.page}, "first": "\${header.filter.tags.0}", "all": \${header.filter}}' }
+        - setHeader: { name: Content-Type, constant: application/json }
+`,
+  });
+  const app = await serve([join(dir, 'routes.yaml')], { env: {} });
+  try {
+    const res = await call(app, 'GET', '/catalog/search?q=lamp&page=2&tags=a&tags=b');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body, { q: 'lamp', page: 2, first: 'a', all: { q: 'lamp', page: 2, tags: ['a', 'b'] } });
+  } finally {
+    await app.close();
+  }
+});

@@ -28,6 +28,8 @@ const result = await build({
   outfile: join(dist, 'svc-facade.cjs'),
   bundle: true,
   format: 'cjs',
+  minifyWhitespace: true,
+  minifySyntax: true,
   platform: 'node',
   target: 'node20',
   external: ['tsx', 'tsx/*'],

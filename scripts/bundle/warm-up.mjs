@@ -28,8 +28,6 @@ const requests = [
   ['GET', '/api/v3/pet/1'],
   ['POST', '/api/v3/pet', '{"id":10,"name":"doggie","photoUrls":["a"],"status":"available"}'],
   ['GET', '/api/v3/user/login?username=a&password=b'],
-  ['GET', '/api/v3/pet/findByStatus?status=available'],
-  ['GET', '/api/v3/pet/not-a-number'],
 ];
 for (const [method, path, body] of requests) {
   const res = await fetch(origin + path, { method, body, headers: body ? { 'content-type': 'application/json' } : {} });

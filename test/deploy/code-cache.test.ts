@@ -4,24 +4,18 @@
 // dist/ must be built first (`npm test` does it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, tempDir } from '../helpers.js';
+import { ROOT, startCli, tempDir } from '../helpers.js';
 
 /** No coverage collection (V8 compiles differently for it) and no svc options from the outside. */
 const ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(SVC_|NODE_OPTIONS$|NODE_V8_COVERAGE$)/.test(k)));
 
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+async function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { output, exited } = startCli(process.execPath, args, { cwd: ROOT, env: { ...ENV, ...env } });
+  const code = await exited;
+  return { code, ...output };
 }
 
 /** What V8 said of the cache when dist/load.js compiled the bundle: false = taken, true = rejected, undefined = none given. */
@@ -34,23 +28,13 @@ async function cacheVerdict(dist: string, env: NodeJS.ProcessEnv = {}): Promise<
 
 /** Starts `node DIST/main.js config.yaml`, asks it for a pet, and stops it with SIGTERM. */
 async function serveOnce(dist: string, env: NodeJS.ProcessEnv = {}): Promise<{ status: number; body: unknown; stderr: string; code: number | null }> {
-  const child = spawn(process.execPath, [join(dist, 'main.js'), join(ROOT, 'config.yaml'), '--port', '0', '--host', '127.0.0.1'], { cwd: ROOT, env: { ...ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const { child, output, exited, listening } = startCli(process.execPath, [join(dist, 'main.js'), join(ROOT, 'config.yaml'), '--port', '0', '--host', '127.0.0.1'], { cwd: ROOT, env: { ...ENV, ...env } });
   try {
-    let port: string | undefined;
-    for (const deadline = Date.now() + 15_000; port === undefined; ) {
-      port = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/m.exec(stdout)?.[1];
-      assert.ok(Date.now() < deadline && child.exitCode === null, `no listening line: ${stdout} ${stderr}`);
-      if (port === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const res = await fetch(`http://127.0.0.1:${port}/api/v3/pet/7`);
+    const res = await fetch(`${await listening()}/api/v3/pet/7`);
     const body: unknown = await res.json();
     child.kill('SIGTERM');
-    return { status: res.status, body, stderr, code: await exited };
+    const code = await exited;
+    return { status: res.status, body, stderr: output.stderr, code };
   } finally {
     child.kill('SIGKILL');
   }

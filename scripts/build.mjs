@@ -44,6 +44,10 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
+// import() inside the vm.Script throws (no loader): external modules go through lib/external-import.ts, the
+// one import() left in the bundle (its fallback under tsx). Fail here rather than in a user's start.
+const imports = readFileSync(join(dist, 'svc-facade.cjs'), 'utf8').match(/(?<![\w$.])import\(/g) ?? [];
+if (imports.length !== 1) throw new Error(`dist/svc-facade.cjs has ${imports.length} import() calls; import external modules with importExternal (lib/external-import.ts)`);
 copyFileSync(join(root, 'scripts/bundle/load.mjs'), join(dist, 'load.js'));
 const { api } = await import(pathToFileURL(join(dist, 'load.js')).href);
 const names = Object.keys(api).filter((name) => name !== 'runCli').sort();

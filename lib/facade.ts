@@ -5,7 +5,9 @@ import { bindingFeature } from './binding/binding.js';
 import { type FacadeConfig, resolvedBackendOptions, resolvedServerOptions, type ServerOptions } from './config/model.js';
 import { joinPaths, resolveBasePath } from './contract/base-path.js';
 import { loadContract, type Contract } from './contract/load.js';
+import { isReceivable, unreceivableWarning } from './contract/methods.js';
 import { compileOperations, type Operation } from './contract/operations.js';
+import { exampleObjectProblems } from './contract/example-objects.js';
 import { Errors, SvcError, svcError } from './errors.js';
 import { compileStaticProblem } from './http/problem.js';
 import { pickCandidate, Router } from './http/router.js';
@@ -22,6 +24,7 @@ import { Observation, type Endpoints } from './observe/observation.js';
 import { assignRequestId } from './observe/request-id.js';
 import { startManagementServer } from './observe/management.js';
 import { consumerStages } from './security/components.js';
+import { sequenceFeature } from './streams/feature.js';
 import type { Disposition, Feature, FeatureContext, OperationRuntime, OperationStages } from './pipeline/stages.js';
 
 export type { Disposition } from './pipeline/stages.js';
@@ -65,6 +68,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   const contract = await loadContract(specification, config.baseDir);
   const basePath = resolveBasePath(contract.doc, { componentBasePath: config.componentBasePath, contextPath: config.rest.contextPath });
   const table = compileOperations(contract);
+  for (const problem of exampleObjectProblems(contract.doc)) logger.warn(`contract: example ${problem}`);
 
   const bus = new DirectBus();
   const serverOptions = resolvedServerOptions(config);
@@ -103,6 +107,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
     ...(validating ? [(await import('./validation/validator.js')).validationFeature] : []),
     await bindingFeature(ctx),
     mockFeature,
+    sequenceFeature,
   ];
   for (const op of table.operations) {
     const path = joinPaths(basePath, op.template);
@@ -114,6 +119,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
     router.add(op.method, path, compileOperationRuntime(op, observed.stages, ctx, observed.observer), op.queryDiscriminator);
     operations.push({ operation: op, path, endpoint: `direct:${op.id}`, disposition });
     report.push(`${op.method} ${joinPaths(basePath, op.path)} -> direct:${op.id} [${disposition}]`);
+    if (!isReceivable(op.method)) logger.warn(unreceivableWarning(op.method, path, op.id));
   }
   if (table.skipped.webhooks > 0) report.push(`skipped ${table.skipped.webhooks} webhook(s): webhooks are not served`);
   if (table.skipped.callbacks > 0) report.push(`skipped ${table.skipped.callbacks} callback(s): callbacks are not served`);

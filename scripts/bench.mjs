@@ -9,10 +9,12 @@
 //   node scripts/bench.mjs --only login --rounds 5 --duration 5     scenarios whose key or name contains "login"
 //   node scripts/bench.mjs --only startup          only the startup figures
 //   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy)
+//   node scripts/bench.mjs --only forward --forward-before ../old/dist/main.js   ... and another build of the facade
 //   node scripts/bench.mjs --only stripe           only the startup figures whose name contains "stripe"
 //   node scripts/bench.mjs --no-peers              without the peers (no install of scripts/bench/peers)
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,6 +22,11 @@ import { fileURLToPath } from 'node:url';
 import { runForwarding } from './bench/forwarding.mjs';
 import { prepareOAuth, verifyOAuth } from './bench/oauth.mjs';
 import { ensurePeers, PEERS_DIR } from './bench/peers.mjs';
+
+// autocannon sends only the methods of its own list (RFC 7231's and PATCH); QUERY (RFC 10008, OpenAPI 3.2's
+// `query` operation) is added to that list, which it reads on every request it builds.
+const autocannonMethods = createRequire(import.meta.url)('autocannon/lib/httpMethods.js');
+if (!autocannonMethods.includes('QUERY')) autocannonMethods.push('QUERY');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bench = (name) => join(root, 'scripts/bench', name);
@@ -29,6 +36,9 @@ const PET_JSON = '{"id":1,"name":"doggie","status":"available","photoUrls":[]}';
 const SYNTHESIZED_PET = '{"id":10,"name":"doggie","category":{"id":1,"name":"Dogs"},"photoUrls":["string"],"tags":[{"id":0,"name":"string"}],"status":"available"}';
 const SESSION_JSON = '"session-1"';
 const VALIDATING = { SVC_REST_CLIENTREQUESTVALIDATION: 'true' };
+const JSONL_100 = Array.from({ length: 100 }, (_, i) => `{"timestamp":"2025-09-23T10:00:00Z","level":${i % 5},"message":"entry ${i}"}\n`).join('');
+const SSE_10 = Array.from({ length: 10 }, (_, i) => `event: tick\nid: ${i}\ndata: {"symbol":"ACME","price":${i}}\n\n`).join('');
+const HAMSTER_JSON = '{"petType":"hamster","name":"Hammy","legs":4}';
 const PET_XML = '<?xml version="1.0" encoding="UTF-8"?><pet><id>1</id><name>doggie</name><photoUrls></photoUrls><status>available</status></pet>';
 
 /** Peers, started from scripts/bench/peers/; `path` maps the facade's request path to the peer's. */
@@ -105,6 +115,14 @@ export const SCENARIOS = [
     expect: { status: 200, type: 'application/json', body: PET_JSON },
   },
   {
+    // OpenAPI 3.2 (issue 13): the pet's petType is unmapped, so `defaultMapping` names the schema checked.
+    name: 'validation: POST, 3.2 discriminator falling back to defaultMapping (mock echo)',
+    key: 'oas32-discriminator',
+    files: [bench('oas32-content.yaml')],
+    request: { method: 'POST', path: '/v1/pets', headers: { 'content-type': 'application/json' }, body: HAMSTER_JSON },
+    expect: { status: 200, type: 'application/json', body: HAMSTER_JSON },
+  },
+  {
     // Compared with the same route served without a profile (baseline), not with the bare server.
     name: 'GET with a valid RS256 token',
     key: 'oauth',
@@ -116,6 +134,22 @@ export const SCENARIOS = [
     expect: { status: 200, type: 'application/json', body: PET_JSON },
   },
   {
+    // Issue 13: 100 JSON Lines read item by item as they arrive, each checked against itemSchema.
+    name: 'streams: POST 100 JSON Lines, each item validated',
+    key: 'streams-jsonl',
+    files: [bench('streams.mjs')],
+    request: { method: 'POST', path: '/api/logs', headers: { 'content-type': 'application/jsonl' }, body: JSONL_100 },
+    expect: { status: 200, type: 'application/json', body: '{"count":100}' },
+  },
+  {
+    // Issue 13: a route's async generator written as 10 Server-Sent Events (chunked, item by item).
+    name: 'streams: GET 10 Server-Sent Events from a generator',
+    key: 'streams-sse',
+    files: [bench('streams.mjs')],
+    request: { method: 'GET', path: '/api/prices' },
+    expect: { status: 200, type: 'text/event-stream', body: SSE_10 },
+  },
+  {
     // The cost of metrics (on by default): the same route with metrics off is the baseline.
     name: 'metrics cost: GET route, metrics on vs off',
     key: 'metrics',
@@ -123,6 +157,22 @@ export const SCENARIOS = [
     baseline: { files: [bench('route.yaml')], env: { SVC_OBSERVE_METRICS: 'false' }, label: 'metrics off' },
     request: { method: 'GET', path: '/api/v3/pet/1' },
     expect: { status: 200, type: 'application/json', body: PET_JSON },
+  },
+  {
+    name: 'QUERY (OpenAPI 3.2): JSON body validated, route',
+    key: 'query-method',
+    files: [bench('query.yaml')],
+    env: VALIDATING,
+    request: { method: 'QUERY', path: '/products', headers: { 'content-type': 'application/json' }, body: '{"text":"lamp","limit":5}' },
+    expect: { status: 200, type: 'application/json', body: '[{"id":1,"name":"lamp"}]' },
+  },
+  {
+    name: 'GET with in: querystring (OpenAPI 3.2) validated, route',
+    key: 'query-string',
+    files: [bench('query.yaml')],
+    env: VALIDATING,
+    request: { method: 'GET', path: '/search?q=lamp&page=2' },
+    expect: { status: 200, type: 'application/json', body: '[{"id":1,"name":"lamp"}]' },
   },
 ];
 
@@ -309,7 +359,7 @@ async function startupTimes() {
 
 if (withPeers && (SCENARIOS.some((s) => s.peer && selected(s.key, s.name)) || STARTUP.some((s) => s.peer && startupSelected(s)))) ensurePeers();
 const rows = await runScenarios();
-const forwarding = await runForwarding({ start, load, median, fmt, bench, main, selected, withPeers, rounds, connections, duration });
+const forwarding = await runForwarding({ start, load, median, fmt, bench, main, selected, withPeers, rounds, connections, duration, before: opt('forward-before', undefined) });
 if (STARTUP.some(startupSelected)) await startupTimes();
 console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
 for (const { s, bare, facade, peer } of rows) {

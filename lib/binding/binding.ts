@@ -36,7 +36,7 @@ export async function bindingFeature(ctx: FeatureContext): Promise<Feature> {
   }
   const classes = await loadBindingClasses(config);
   const schemas = contractSchemas(ctx.contract);
-  const binding: BindingContext = { mode, schemas, instantiator: new Instantiator(classes, schemas.deref), maxBytes: ctx.serverOptions.maxBodySize };
+  const binding: BindingContext = { mode, schemas, instantiator: new Instantiator(classes, schemas.deref, schemas.dispatch), maxBytes: ctx.serverOptions.maxBodySize };
   return (op, disposition): Partial<OperationStages> | undefined =>
     disposition === 'route' ? { decode: compileDecoder(op, binding), serialize: compileSerializer(op, binding) } : undefined;
 }

@@ -4,13 +4,24 @@
 // is tagged with that file, together with everything nested in it, the first time it is reached, so its
 // own relative `$ref`s resolve against the right file.
 import type { Contract } from '../contract/load.js';
+import { discriminatorDispatch } from '../validation/discriminator.js';
 import type { Deref, Schema } from './xml.js';
+
+/** A discriminated `oneOf`/`anyOf` with its target schemas resolved (for binding to the picked branch's class). */
+export interface SchemaDispatch {
+  propertyName: string;
+  targets: ReadonlyMap<string, Schema>;
+  /** `defaultMapping`: for a value without the property or with one no target names. */
+  fallback: Schema | undefined;
+}
 
 export interface ContractSchemas {
   /** One function per contract: the XML codec caches its compiled shapes per deref function. */
   readonly deref: Deref;
   /** Marks a schema found in document `uri` (an operation's body or response schema) and returns it. */
   enter(schema: unknown, uri: string): Schema | undefined;
+  /** The discriminator dispatch of a schema holding `oneOf`/`anyOf`, if it has one (see validation/discriminator.ts). */
+  dispatch(schema: Schema): SchemaDispatch | undefined;
 }
 
 const perContract = new WeakMap<Contract, ContractSchemas>();
@@ -49,12 +60,26 @@ function createContractSchemas(contract: Contract): ContractSchemas {
     return target.value;
   };
 
+  // A `$ref` schema of its own (not its target), so binding still sees the component name it names.
+  const reference = (target: { ref: string; uri: string }): Schema => {
+    const ref = { $ref: target.ref };
+    tag(ref, target.uri);
+    return ref;
+  };
+
   return {
     deref,
     enter(schema, uri) {
       if (!isSchema(schema)) return undefined;
       tag(schema, uri);
       return schema;
+    },
+    dispatch(schema) {
+      const found = discriminatorDispatch(schema, uris.get(schema) ?? rootUri, contract.refs);
+      if (found === undefined) return undefined;
+      const targets = new Map<string, Schema>();
+      for (const [value, target] of found.targets) targets.set(value, reference(target));
+      return { propertyName: found.propertyName, targets, fallback: found.fallback && reference(found.fallback) };
     },
   };
 }

@@ -3,6 +3,7 @@
 // until a body actually nests. Keys that could reach a prototype are never copied (SPEC §13).
 import { Errors, svcError } from '../errors.js';
 import type { BindingClass, ClassRegistry } from './classes.js';
+import type { SchemaDispatch } from './deref.js';
 import { classNamed, followRefs } from './names.js';
 import type { Deref, Schema } from './xml.js';
 
@@ -24,6 +25,8 @@ export class Instantiator {
   constructor(
     private readonly classes: ClassRegistry,
     private readonly deref: Deref,
+    /** A schema's discriminator dispatch: a discriminated body binds as the branch its property picks. */
+    private readonly dispatchOf: (schema: Schema) => SchemaDispatch | undefined = () => undefined,
   ) {}
 
   /** The binder for a schema, or null when values of that schema stay as parsed. */
@@ -44,6 +47,13 @@ export class Instantiator {
   }
 
   private compile(raw: Schema): Binder | null {
+    const own = this.compileOwn(raw);
+    const dispatch = this.dispatchOf(followRefs(raw, this.deref).schema);
+    return dispatch === undefined ? own : discriminatedBinder(dispatch, own, (schema) => this.binderFor(schema));
+  }
+
+  /** The binder for the schema itself: its class, else its properties' binders (no `oneOf`/`anyOf` dispatch). */
+  private compileOwn(raw: Schema): Binder | null {
     const { schema, names } = followRefs(raw, this.deref);
     const parts = { properties: new Map<string, Schema>(), items: undefined as Schema | undefined, extra: undefined as Schema | undefined };
     this.collect(schema, parts, 0);
@@ -83,6 +93,23 @@ export class Instantiator {
 
 function tooDeep(depth: number): void {
   if (depth > MAX_BINDING_DEPTH) throw svcError(Errors.BODY_TOO_DEEP, MAX_BINDING_DEPTH);
+}
+
+/**
+ * Binds by the branch the discriminator picks (`defaultMapping`'s when the property is absent or maps to
+ * nothing); the schema's own binder when no branch is picked or the picked one binds nothing.
+ */
+function discriminatedBinder(dispatch: SchemaDispatch, own: Binder | null, binderFor: (schema: Schema) => Binder | null): Binder | null {
+  const { propertyName, targets, fallback } = dispatch;
+  return (value, depth) => {
+    if (isRecord(value)) {
+      const key = value[propertyName];
+      const picked = (typeof key === 'string' ? targets.get(key) : undefined) ?? fallback;
+      const binder = picked === undefined ? null : binderFor(picked);
+      if (binder !== null) return binder(value, depth);
+    }
+    return own === null ? value : own(value, depth);
+  };
 }
 
 function arrayBinder(item: Binder): Binder {

@@ -1,5 +1,6 @@
 // XML codec for the binding layer (SPEC §9): parses XML bodies into values shaped by an OpenAPI schema and
-// writes values as XML, following the OpenAPI `xml` object (name, attribute, wrapped, prefix, namespace).
+// writes values as XML, following the OpenAPI `xml` object (name, nodeType, attribute, wrapped, prefix,
+// namespace; which node a property makes is decided in xml-node-type.ts).
 //
 // Design notes:
 // - Schemas are never pre-expanded. Each schema object is resolved on demand into a cached `Shape` (its
@@ -13,6 +14,7 @@
 import { setOwn } from '../objects.js';
 import { SaxesParser, type SaxesTagNS, type SaxesAttributeNS } from 'saxes';
 import { Errors, SvcError } from '../errors.js';
+import { carriageOf, cdataSection, isNodeType, type NodeType } from './xml-node-type.js';
 
 export type Schema = Record<string, unknown>;
 export type Deref = (schema: Schema) => Schema;
@@ -39,6 +41,7 @@ const KINDS: ReadonlySet<string> = new Set(['object', 'array', 'string', 'number
 
 interface XmlHints {
   name?: string;
+  nodeType?: NodeType;
   attribute?: boolean;
   wrapped?: boolean;
   prefix?: string;
@@ -66,16 +69,23 @@ interface Shape {
 const ATTR = 0;
 const PROP = 1; // one element (also a wrapped array: the element is the wrapper)
 const PUSH = 2; // unwrapped array: the item element repeats in the parent
+const TEXT = 3; // the parent element's character data (a text node or a CDATA section)
+
+const NO_VIA: readonly string[] = [];
 
 interface Entry {
   readonly key: string;
   /** Local element/attribute name. */
   readonly name: string;
-  readonly mode: typeof ATTR | typeof PROP | typeof PUSH;
+  readonly mode: typeof ATTR | typeof PROP | typeof PUSH | typeof TEXT;
   /** Property shape; for PUSH the items' shape. */
   readonly shape: Shape;
   /** For PROP arrays (wrapped): the items' element name. */
   readonly itemName: string;
+  /** TEXT written as a CDATA section. */
+  readonly cdata: boolean;
+  /** Keys of the objects without element of their own (`nodeType: none`) the property sits in, outermost first. */
+  readonly via: readonly string[];
 }
 
 interface Plan {
@@ -84,6 +94,9 @@ interface Plan {
   readonly list: Entry[];
   readonly keys: Set<string>;
   readonly extra: Shape | null;
+  /** Where character data goes: the text node property, and the CDATA one (the same when only one is declared). */
+  text: Entry | undefined;
+  cdata: Entry | undefined;
 }
 
 const shapeCaches = new WeakMap<Deref, WeakMap<object, Shape>>();
@@ -148,6 +161,7 @@ function buildShape(raw: Schema, deref: Deref): Shape {
 function mergeXml(into: XmlHints, src: unknown): void {
   if (!isObj(src)) return;
   if (into.name === undefined && typeof src.name === 'string' && src.name !== '' && src.name !== '##default') into.name = src.name;
+  if (into.nodeType === undefined && isNodeType(src.nodeType)) into.nodeType = src.nodeType;
   if (into.attribute === undefined && typeof src.attribute === 'boolean') into.attribute = src.attribute;
   if (into.wrapped === undefined && typeof src.wrapped === 'boolean') into.wrapped = src.wrapped;
   if (into.prefix === undefined && typeof src.prefix === 'string' && src.prefix !== '') into.prefix = src.prefix;
@@ -248,6 +262,9 @@ function itemShapeOf(shape: Shape, deref: Deref): Shape | null {
   return shape.itemShape;
 }
 
+/** Object shapes whose plan is being built: one that inlines itself (`nodeType: none`, recursively) stops there. */
+const planning = new WeakSet<Shape>();
+
 function planOf(shape: Shape, deref: Deref): Plan {
   if (shape.plan !== undefined) return shape.plan;
   const plan: Plan = {
@@ -256,32 +273,59 @@ function planOf(shape: Shape, deref: Deref): Plan {
     list: [],
     keys: new Set(),
     extra: shape.extra ? resolveShape(shape.extra, deref) : null,
+    text: undefined,
+    cdata: undefined,
   };
+  planning.add(shape);
   if (shape.props !== null) {
     for (const [key, raw] of shape.props) {
       plan.keys.add(key);
       const s = resolveShape(raw, deref);
-      let entry: Entry;
-      if (s.xml.attribute === true) {
-        entry = { key, name: s.xml.name ?? key, mode: ATTR, shape: s, itemName: key };
-        if (!isNcName(entry.name)) continue;
-        if (!plan.attrs.has(entry.name)) plan.attrs.set(entry.name, entry);
-      } else if (s.kind === 'array' && s.xml.wrapped !== true) {
+      const carriage = carriageOf(s.xml, s.kind, s.props !== null);
+      if (carriage === 'inline') {
+        if (!planning.has(s)) for (const inner of planOf(s, deref).list) addEntry(plan, { ...inner, via: [key, ...inner.via] });
+      } else if (carriage === 'attribute') {
+        addEntry(plan, { key, name: s.xml.name ?? key, mode: ATTR, shape: s, itemName: key, cdata: false, via: NO_VIA });
+      } else if (carriage === 'text' || carriage === 'cdata') {
+        addEntry(plan, { key, name: key, mode: TEXT, shape: s, itemName: key, cdata: carriage === 'cdata', via: NO_VIA });
+      } else if (carriage === 'items') {
         const items = itemShapeOf(s, deref) ?? resolveShape({}, deref);
-        entry = { key, name: items.xml.name ?? key, mode: PUSH, shape: items, itemName: key };
-        if (!isNcName(entry.name)) continue;
-        if (!plan.elems.has(entry.name)) plan.elems.set(entry.name, entry);
+        addEntry(plan, { key, name: items.xml.name ?? key, mode: PUSH, shape: items, itemName: key, cdata: false, via: NO_VIA });
       } else {
         const items = s.kind === 'array' ? itemShapeOf(s, deref) : null;
-        entry = { key, name: s.xml.name ?? key, mode: PROP, shape: s, itemName: items?.xml.name ?? key };
-        if (!isNcName(entry.name)) continue;
-        if (!plan.elems.has(entry.name)) plan.elems.set(entry.name, entry);
+        addEntry(plan, { key, name: s.xml.name ?? key, mode: PROP, shape: s, itemName: items?.xml.name ?? key, cdata: false, via: NO_VIA });
       }
-      plan.list.push(entry);
     }
   }
+  planning.delete(shape);
   shape.plan = plan;
   return plan;
+}
+
+function addEntry(plan: Plan, entry: Entry): void {
+  if (entry.mode === TEXT) {
+    if (entry.cdata) plan.cdata ??= entry;
+    else plan.text ??= entry;
+  } else {
+    if (!isNcName(entry.name)) return;
+    const byName = entry.mode === ATTR ? plan.attrs : plan.elems;
+    if (!byName.has(entry.name)) byName.set(entry.name, entry);
+  }
+  plan.list.push(entry);
+}
+
+/** The object an entry's value sits in: `obj` itself, or the nested objects of its `via` keys (created when `create`). */
+function holderOf(obj: Record<string, unknown>, via: readonly string[], create: boolean): Record<string, unknown> | undefined {
+  let holder = obj;
+  for (const key of via) {
+    let next = holder[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) {
+      if (!create || Object.hasOwn(holder, key)) return undefined;
+      setOwn(holder, key, (next = {}));
+    }
+    holder = next as Record<string, unknown>;
+  }
+  return holder;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -296,7 +340,9 @@ function isNcName(s: string): boolean {
 }
 
 const ESCAPE_TEST_RE = /[&<>"'\r\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF\uD800-\uDFFF]/;
-const ESCAPE_RE = /[&<>"'\r]|[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** Characters XML 1.0 cannot carry (a CDATA section cannot escape them either). */
+const INVALID_RE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const ESCAPE_RE = new RegExp(`[&<>"'\\r]|${INVALID_RE.source}`, 'g');
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' };
 const escapeChar = (c: string): string => ESCAPES[c] ?? '\uFFFD'; // characters XML 1.0 cannot carry
 
@@ -378,6 +424,8 @@ interface Frame {
   /** Where the value goes in the parent: 0 root, SET, PUSH, ITEM. */
   mode: number;
   key: string;
+  /** The parent's entry `via` (the value sits in nested objects of the parent's value). */
+  via: readonly string[];
   obj: Record<string, unknown> | null;
   /** Set for array-typed elements (wrappers); children are items. */
   arr: unknown[] | null;
@@ -386,6 +434,8 @@ interface Frame {
   leaf: boolean;
   nil: boolean;
   text: string;
+  /** Object elements: character data gathered for text/CDATA properties (created on the first). */
+  texts: Map<Entry, string> | null;
 }
 
 function invalid(): SvcError {
@@ -418,6 +468,7 @@ export function parseXml(text: string, schema: Schema | undefined, opts: XmlOpti
     let shape: Shape | null;
     let mode: number;
     let key = tag.local;
+    let via = NO_VIA;
     if (parent === null) {
       shape = rootShape;
       mode = 0;
@@ -431,13 +482,14 @@ export function parseXml(text: string, schema: Schema | undefined, opts: XmlOpti
         shape = e.shape;
         mode = e.mode === PUSH ? PUSH : SET;
         key = e.key;
+        via = e.via;
       } else {
         shape = parent.plan?.extra ?? null;
         mode = SET;
       }
     }
 
-    const frame: Frame = { shape, plan: null, mode, key, obj: null, arr: null, items: null, leaf: false, nil: false, text: '' };
+    const frame: Frame = { shape, plan: null, mode, key, via, obj: null, arr: null, items: null, leaf: false, nil: false, text: '', texts: null };
     if (shape !== null) {
       switch (shape.kind) {
         case 'array':
@@ -467,7 +519,8 @@ export function parseXml(text: string, schema: Schema | undefined, opts: XmlOpti
       if (frame.arr !== null || frame.leaf) continue;
       const e = frame.plan?.attrs.get(a.local);
       if (e !== undefined) {
-        setOwn((frame.obj ??= {}), e.key, coerce(a.value, e.shape, deref));
+        const holder = holderOf((frame.obj ??= {}), e.via, true);
+        if (holder !== undefined) setOwn(holder, e.key, coerce(a.value, e.shape, deref));
       } else if (uri !== XML_NS) {
         const extra = frame.plan?.extra ?? null;
         setOwn((frame.obj ??= {}), a.local, extra !== null ? coerce(a.value, extra, deref) : a.value);
@@ -476,19 +529,28 @@ export function parseXml(text: string, schema: Schema | undefined, opts: XmlOpti
     stack.push(frame);
   });
 
-  const onText = (t: string): void => {
+  const onText = (t: string, cdata: boolean): void => {
     const top = stack.length > 0 ? stack[stack.length - 1]! : null;
-    if (top !== null && top.arr === null && top.plan === null) top.text += t;
+    if (top === null || top.arr !== null) return;
+    if (top.plan === null) {
+      top.text += t;
+      return;
+    }
+    // An object's character data belongs to its text/CDATA property; whitespace between its child elements does not.
+    const e = cdata ? (top.plan.cdata ?? top.plan.text) : (top.plan.text ?? top.plan.cdata);
+    if (e === undefined || (!cdata && WS_RE.test(t))) return;
+    top.texts ??= new Map();
+    top.texts.set(e, (top.texts.get(e) ?? '') + t);
   };
-  parser.on('text', onText);
-  parser.on('cdata', onText);
+  parser.on('text', (t) => onText(t, false));
+  parser.on('cdata', (t) => onText(t, true));
 
   parser.on('closetag', () => {
     const f = stack.pop()!;
     let value: unknown;
     if (f.nil) value = null;
     else if (f.arr !== null) value = f.arr;
-    else if (f.obj !== null) value = f.obj;
+    else if (f.obj !== null || f.texts !== null) value = withTexts((f.obj ??= {}), f.texts, deref);
     else value = coerce(f.text, f.shape, deref);
 
     if (stack.length === 0) {
@@ -501,7 +563,8 @@ export function parseXml(text: string, schema: Schema | undefined, opts: XmlOpti
       parent.arr!.push(value);
       return;
     }
-    const obj = parent.obj!;
+    const obj = holderOf(parent.obj!, f.via, true);
+    if (obj === undefined) return; // a `via` key already holds something else: the value has nowhere to go
     if (!Object.hasOwn(obj, f.key)) {
       setOwn(obj, f.key, f.mode === PUSH ? [value] : value);
       return;
@@ -532,6 +595,16 @@ export function parseXml(text: string, schema: Schema | undefined, opts: XmlOpti
   }
   if (!done) throw invalid();
   return result;
+}
+
+/** An object element's character data set on its text/CDATA properties. */
+function withTexts(obj: Record<string, unknown>, texts: Map<Entry, string> | null, deref: Deref): Record<string, unknown> {
+  if (texts === null) return obj;
+  for (const [e, text] of texts) {
+    const holder = holderOf(obj, e.via, true);
+    if (holder !== undefined) setOwn(holder, e.key, coerce(text, e.shape, deref));
+  }
+  return obj;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -576,6 +649,16 @@ function attrText(v: unknown): string | undefined {
   return scalarText(v);
 }
 
+/** The value an entry writes: the property of `obj`, or of the nested objects its `via` keys lead to. */
+function entryValue(obj: Record<string, unknown>, e: Entry): unknown {
+  let holder: unknown = obj;
+  for (const key of e.via) {
+    holder = normalize((holder as Record<string, unknown>)[key]);
+    if (typeof holder !== 'object' || holder === null || Array.isArray(holder)) return undefined;
+  }
+  return (holder as Record<string, unknown>)[e.key];
+}
+
 function tooDeep(): RangeError {
   return new RangeError('The value nests deeper than the XML maxDepth (or is circular).');
 }
@@ -610,7 +693,7 @@ function writeElement(ctx: WriteCtx, name: string, value: unknown, shape: Shape 
     if (plan !== null && plan.attrs.size > 0) {
       for (const e of plan.list) {
         if (e.mode !== ATTR) continue;
-        const t = attrText(obj[e.key]);
+        const t = attrText(entryValue(obj, e));
         if (t === undefined) continue;
         const s = e.shape;
         if (s.pfx !== '' && s.decl !== '' && s.pfx !== shape!.pfx) {
@@ -627,9 +710,12 @@ function writeElement(ctx: WriteCtx, name: string, value: unknown, shape: Shape 
     if (plan !== null) {
       for (const e of plan.list) {
         if (e.mode === ATTR) continue;
-        const v = normalize(obj[e.key]);
+        const v = normalize(entryValue(obj, e));
         if (v === undefined || v === null) continue;
-        if (e.mode === PUSH && Array.isArray(v)) {
+        if (e.mode === TEXT) {
+          const t = scalarText(v);
+          if (t !== undefined) ctx.out += e.cdata ? cdataSection(t.replace(INVALID_RE, '\uFFFD')) : escapeXml(t);
+        } else if (e.mode === PUSH && Array.isArray(v)) {
           for (const raw of v) {
             const item = normalize(raw);
             if (item === undefined || item === null) continue;

@@ -42,6 +42,7 @@ export const OPTION_TABLE = {
     host: str,
     port: { kind: 'int', min: 0, max: 65535 },
     maxBodySize: { kind: 'size' },
+    maxItemSize: { kind: 'size' },
     headersTimeout: duration,
     requestTimeout: duration,
     keepAliveTimeout: duration,
@@ -97,6 +98,8 @@ export interface ServerOptions {
   host: string;
   port: number;
   maxBodySize: number;
+  /** One item of a sequential request body (JSON Lines, SSE, ...): larger ones get a 413. */
+  maxItemSize: number;
   headersTimeout: number;
   requestTimeout: number;
   keepAliveTimeout: number;
@@ -108,6 +111,7 @@ export const SERVER_DEFAULTS: ServerOptions = {
   host: '0.0.0.0',
   port: 8080,
   maxBodySize: 1024 * 1024,
+  maxItemSize: 256 * 1024,
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,

@@ -4,6 +4,7 @@ import { Errors, SvcError, svcError } from '../errors.js';
 import { parseDocument } from './parse.js';
 import { RefResolver } from './refs.js';
 import { locateResource } from './resources.js';
+import type { OpenApiVersion } from './version.js';
 
 export interface Contract {
   /** The location as configured. */
@@ -17,12 +18,11 @@ export interface Contract {
   refs: RefResolver;
 }
 
-/** 3.1 and 3.2 share JSON Schema 2020-12; 3.0 has its own schema dialect. */
-export type OpenApiVersion = '3.0' | '3.1' | '3.2';
+export type { OpenApiVersion } from './version.js';
 
 export interface OpenApiDocument {
   openapi: string;
-  servers?: { url?: string; variables?: Record<string, { default?: unknown }> }[];
+  servers?: { url?: string; name?: unknown; variables?: Record<string, { default?: unknown }> }[];
   paths?: Record<string, unknown>;
   webhooks?: Record<string, unknown>;
   components?: Record<string, Record<string, unknown>>;

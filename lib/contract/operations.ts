@@ -2,11 +2,13 @@
 // dereferenced once at startup so the request path never touches `$ref`s.
 import { Errors, svcError } from '../errors.js';
 import type { Contract } from './load.js';
+import { resolveContent } from './media-types.js';
+import { declaredOperations } from './methods.js';
+import { checkQuerystring } from './querystring.js';
 import type { Located } from './refs.js';
 
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+/** `querystring` (OpenAPI 3.2): one parameter that is the whole query string, described by `content`. */
+export type ParameterLocation = 'path' | 'query' | 'querystring' | 'header' | 'cookie';
 
 export interface Parameter {
   name: string;
@@ -19,6 +21,8 @@ export interface Parameter {
   schema: unknown;
   /** Media type when the parameter is described by `content` rather than `schema`. */
   contentType: string | undefined;
+  /** That `content` entry (its `encoding` says how a form-encoded `querystring` is read). */
+  media?: MediaTypeObject;
   /** URI of the document the parameter was found in, to resolve refs in its schema. */
   uri: string;
 }
@@ -46,7 +50,7 @@ export interface ResponseObject {
 
 export interface Operation {
   id: string;
-  /** Upper-case HTTP method. */
+  /** The HTTP method as sent: upper case for the fixed fields (and `query`), as written for `additionalOperations`. */
   method: string;
   /** The path key exactly as written in the contract. */
   path: string;
@@ -81,26 +85,26 @@ export function compileOperations(contract: Contract): OperationTable {
     if (!item.value || typeof item.value !== 'object') continue;
     const shared = Array.isArray(item.value.parameters) ? item.value.parameters : [];
     const { template, queryDiscriminator } = splitPathKey(path);
-    for (const method of HTTP_METHODS) {
-      if (item.value[method] === undefined) continue;
-      const op = refs.deref<Record<string, unknown> | null>(item.value[method], item.uri);
+    for (const { method, value } of declaredOperations(item.value, contract.version, path)) {
+      const op = refs.deref<Record<string, unknown> | null>(value, item.uri);
       if (!op.value || typeof op.value !== 'object') continue;
       const declaredId = op.value.operationId;
       const id = typeof declaredId === 'string' && declaredId !== '' ? declaredId : generatedOperationId(method, path);
       if (op.value.callbacks && typeof op.value.callbacks === 'object') callbacks += Object.keys(op.value.callbacks).length;
       const compiled: Operation = {
         id,
-        method: method.toUpperCase(),
+        method,
         path,
         template,
         queryDiscriminator,
         parameters: mergeParameters(contract, shared, item.uri, op.value.parameters, op.uri),
-        requestBody: derefOptional<RequestBodyObject>(contract, op.value.requestBody, op.uri),
+        requestBody: withContent(contract, derefOptional<RequestBodyObject>(contract, op.value.requestBody, op.uri)),
         responses: derefResponses(contract, op.value.responses, op.uri),
         consumes: [],
         produces: [],
         source: op as Located<Record<string, unknown>>,
       };
+      checkQuerystring(`${compiled.method} ${path} (direct:${id})`, compiled.parameters);
       compiled.consumes = Object.keys(compiled.requestBody?.value.content ?? {});
       compiled.produces = [...new Set(Object.values(compiled.responses).flatMap((r) => Object.keys(r.value.content ?? {})))];
       const twin = byId.get(id);
@@ -133,13 +137,20 @@ function derefOptional<T>(contract: Contract, value: unknown, uri: string): Loca
   return located.value && typeof located.value === 'object' ? located : undefined;
 }
 
+/** A request body or response whose `content` entries may be references (3.2 `components/mediaTypes`), resolved. */
+function withContent<T extends { content?: Record<string, MediaTypeObject> }>(contract: Contract, located: Located<T> | undefined): Located<T> | undefined {
+  const content = located?.value.content;
+  const resolved = resolveContent(contract, content, located?.uri ?? '');
+  return resolved === content ? located : { value: { ...located!.value, content: resolved }, uri: located!.uri };
+}
+
 function derefResponses(contract: Contract, responses: unknown, uri: string): Record<string, Located<ResponseObject>> {
   const out: Record<string, Located<ResponseObject>> = {};
   if (!responses || typeof responses !== 'object') return out;
   for (const [code, value] of Object.entries(responses)) {
     const located = derefOptional<ResponseObject>(contract, value, uri);
     // A malformed contract may have `'200': null` (see the corpus); it still declares the code.
-    out[code] = located ?? { value: {}, uri };
+    out[code] = withContent(contract, located) ?? { value: {}, uri };
   }
   return out;
 }
@@ -163,13 +174,14 @@ function compileParameter(contract: Contract, raw: unknown, uri: string): Parame
   if (!located) return undefined;
   const p = located.value;
   const where = p.in;
-  if (typeof p.name !== 'string' || (where !== 'path' && where !== 'query' && where !== 'header' && where !== 'cookie')) return undefined;
+  if (typeof p.name !== 'string' || !isLocation(where, contract)) return undefined;
   const style = typeof p.style === 'string' ? p.style : where === 'query' || where === 'cookie' ? 'form' : 'simple';
   let schema = p.schema;
   let contentType: string | undefined;
+  let media: MediaTypeObject | undefined;
   if (schema === undefined && p.content && typeof p.content === 'object') {
-    const first = Object.entries(p.content as Record<string, MediaTypeObject>)[0];
-    if (first) [contentType, schema] = [first[0], first[1]?.schema];
+    const first = Object.entries(resolveContent(contract, p.content as Record<string, MediaTypeObject>, located.uri))[0];
+    if (first) [contentType, media, schema] = [first[0], first[1] ?? undefined, first[1]?.schema];
   }
   return {
     name: p.name,
@@ -180,6 +192,13 @@ function compileParameter(contract: Contract, raw: unknown, uri: string): Parame
     allowReserved: p.allowReserved === true,
     schema,
     contentType,
+    ...(media === undefined ? {} : { media }),
     uri: located.uri,
   };
+}
+
+const LOCATIONS: ReadonlySet<unknown> = new Set(['path', 'query', 'header', 'cookie']);
+
+function isLocation(where: unknown, contract: Contract): where is ParameterLocation {
+  return LOCATIONS.has(where) || (where === 'querystring' && contract.version === '3.2');
 }

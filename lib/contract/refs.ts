@@ -1,10 +1,10 @@
 // Our own $ref resolver. It only follows references where the caller asks (reference positions), so
 // `$ref` keys inside example values are never fetched, and it never pre-expands, so circular schemas load.
 import { readFileSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors, svcError } from '../errors.js';
-import type { OpenApiVersion } from './load.js';
+import type { OpenApiVersion } from './version.js';
 import { parseDocument } from './parse.js';
 
 /** A value together with the URI of the document it was found in (relative refs resolve against it). */
@@ -12,6 +12,7 @@ export interface Located<T = unknown> {
   value: T;
   uri: string;
 }
+
 
 const MAX_HOPS = 64;
 
@@ -21,9 +22,68 @@ export class RefResolver {
   private realRootDir: string | undefined;
   private idIndex: Map<string, Located> | undefined;
 
+  /** OpenAPI 3.2 `$self`: each document's base URI (absolute, no fragment), and the document of each. */
+  private readonly bases = new Map<string, string>();
+  private readonly bySelf = new Map<string, string>();
+  /** The entry document's `$self` and its local file: URIs under that base are files beside it. */
+  private mount: { base: URL; file: string } | undefined;
+
   constructor(readonly rootUri: string, rootDoc: unknown, readonly dialect: OpenApiVersion) {
     this.docs.set(rootUri, rootDoc);
     this.rootDir = isUrl(rootUri) ? undefined : dirname(rootUri);
+    if (dialect === '3.2') {
+      const base = this.identify(rootUri, rootDoc, undefined);
+      if (base !== undefined) this.mount = { base: new URL(base), file: rootUri };
+    }
+  }
+
+  /**
+   * Records a 3.2 document's base URI: its `$self` (resolved against the URI it was reached by, or its
+   * retrieval URI), else the URI it was reached by. Returns it.
+   */
+  private identify(docUri: string, doc: unknown, reachedAs: string | undefined): string | undefined {
+    const self = doc !== null && typeof doc === 'object' ? (doc as { $self?: unknown }).$self : undefined;
+    const base = typeof self === 'string' ? withoutFragment(safeUrl(self, reachedAs ?? docUri)) : reachedAs;
+    if (base === undefined) return undefined;
+    this.bases.set(docUri, base);
+    if (!this.bySelf.has(base)) this.bySelf.set(base, docUri);
+    return base;
+  }
+
+  /**
+   * A reference in a document with a base URI (3.2 `$self`): resolved against that base, the absolute URI
+   * names a known document (`$self` + fragment is the document itself), a schema `$id`, or a file: one under
+   * the entry document's `$self` is the same relative path beside the entry file (the document stands for
+   * its `$self`). Returns the resource found by `$id`, the document's local URI, or undefined when the base
+   * says nothing (the reference is then resolved as in 3.1).
+   */
+  private resolveBySelf(target: string, base: string, fragment: string, ref: string, uri: string): Located | string | undefined {
+    const absolute = withoutFragment(safeUrl(target, base));
+    if (absolute === undefined) return undefined;
+    const known = this.bySelf.get(absolute);
+    if (known !== undefined) return known;
+    const byId = this.findById(absolute, uri);
+    if (byId) return this.withinResource(byId, absolute, fragment, ref, uri);
+    const relativePath = this.mountedPath(absolute);
+    if (relativePath === undefined) return undefined;
+    const docUri = this.documentUri(relativePath, this.mount!.file, ref);
+    if (!this.docs.has(docUri)) {
+      const doc = this.readDocument(docUri, ref, uri);
+      this.docs.set(docUri, doc);
+      this.identify(docUri, doc, absolute);
+      this.idIndex = undefined; // the new document may hold $ids
+    }
+    return docUri;
+  }
+
+  /** The path of `absolute` relative to the entry document's `$self` (percent-encoded), when it is under its origin. */
+  private mountedPath(absolute: string): string | undefined {
+    if (this.mount === undefined) return undefined;
+    const url = new URL(absolute);
+    const { base } = this.mount;
+    if (url.protocol !== base.protocol || url.host !== base.host) return undefined;
+    const relativePath = posix.relative(posix.dirname(base.pathname), url.pathname);
+    return relativePath === '' ? undefined : relativePath;
   }
 
   get root(): unknown {
@@ -46,7 +106,11 @@ export class RefResolver {
     const target = hash === -1 ? ref : ref.slice(0, hash);
     const fragment = hash === -1 ? '' : ref.slice(hash + 1);
     let docUri = uri;
-    if (target !== '') {
+    const base = target === '' ? undefined : this.bases.get(uri);
+    const bySelf = base === undefined ? undefined : this.resolveBySelf(target, base, fragment, ref, uri);
+    if (typeof bySelf === 'object') return bySelf;
+    if (bySelf !== undefined) docUri = bySelf;
+    else if (target !== '') {
       docUri = this.documentUri(target, uri, ref);
       if (!this.docs.has(docUri)) {
         const byId = this.dialect !== '3.0' ? this.findById(target, uri) : undefined;
@@ -110,7 +174,7 @@ export class RefResolver {
   private findById(id: string, base: string): Located | undefined {
     if (!this.idIndex) {
       this.idIndex = new Map();
-      for (const [uri, doc] of this.docs) indexIds(doc, uri, uri, this.idIndex, new Set());
+      for (const [uri, doc] of this.docs) indexIds(doc, uri, this.bases.get(uri) ?? uri, this.idIndex, new Set());
     }
     const absolute = isUrl(base) || isUrl(id) ? safeUrl(id, base) : id;
     return this.idIndex.get(id) ?? (absolute ? this.idIndex.get(absolute) : undefined);
@@ -148,9 +212,15 @@ function isUrl(s: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(s) && !s.startsWith('file:');
 }
 
+function withoutFragment(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  const hash = url.indexOf('#');
+  return hash === -1 ? url : url.slice(0, hash);
+}
+
 function safeUrl(id: string, base: string): string | undefined {
   try {
-    return new URL(id, isUrl(base) ? base : `file://${base}`).href;
+    return new URL(id, isUrl(base) || base.startsWith('file:') ? base : `file://${base}`).href;
   } catch {
     return undefined;
   }

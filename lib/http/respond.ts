@@ -77,6 +77,12 @@ function writeStreamed(res: ServerResponse, ex: Exchange, body: StreamedBody, ty
     noteBodyLength(res, body.length);
   }
   res.writeHead(status, out);
+  const whole = body.arrived();
+  if (whole !== undefined) {
+    if (whole === null) res.end();
+    else res.end(whole);
+    return;
+  }
   // pipe() and two listeners rather than stream.pipeline, which allocates an AbortController per response.
   const source = body.stream;
   source.once('error', () => res.destroy());

@@ -71,7 +71,8 @@ export class Router<T> {
     (entry.byMethod[method] ??= []).push({ target, paramNames, queryDiscriminator });
     const methods = new Set(Object.keys(entry.byMethod));
     if (methods.has('GET')) methods.add('HEAD');
-    entry.allow = ALLOW_ORDER.filter((m) => methods.has(m)).join(', ');
+    // Then QUERY and any other method (OpenAPI 3.2 `additionalOperations`) in the order they were added.
+    entry.allow = [...ALLOW_ORDER.filter((m) => methods.has(m)), ...[...methods].filter((m) => !ALLOW_ORDER.includes(m))].join(', ');
     return first;
   }
 

@@ -63,9 +63,13 @@ function publishedDocuments(doc: OpenApiDocument, basePath: string, resolver: 'l
   };
 }
 
-/** The document with `servers` replaced by one entry, in the place `servers` had (else right after `info`). */
+/**
+ * The document with `servers` replaced by one entry, in the place `servers` had (else right after `info`).
+ * The entry keeps the first server's `name` (OpenAPI 3.2), which clients may refer to it by.
+ */
 function withServer(doc: OpenApiDocument, url: string): OpenApiDocument {
-  const servers = [{ url }];
+  const name = doc.servers?.[0]?.name;
+  const servers = [typeof name === 'string' ? { url, name } : { url }];
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'servers') out.servers = servers;

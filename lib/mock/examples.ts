@@ -6,7 +6,8 @@ import type { Contract } from '../contract/load.js';
 import type { MediaTypeObject, Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
 import { compileNegotiator, findDeclaredMediaType } from '../http/negotiation.js';
-import { renderBody, type MockBody } from './render.js';
+import { exampleSample, type ExampleSample } from '../contract/example-objects.js';
+import { renderBody, serializedBody, type MockBody } from './render.js';
 import { SynthesizedResponse } from './synthesized.js';
 import type { Synthesizer } from './synthesize.js';
 
@@ -103,30 +104,31 @@ export class ResponseExamples {
 
   private render(media: MediaTypeObject, mediaType: string, name: string | undefined): MockBody | null {
     const uri = this.located.uri;
-    const value = name !== undefined ? this.exampleValue(examplesOf(media)[name], uri) : this.firstExample(media, uri);
-    if (value === NONE) return null;
-    return renderBody(value, mediaType, media.schema, (schema) => this.contract.refs.deref<Schema>(schema, uri).value);
+    const sample = name !== undefined ? this.exampleSampleOf(examplesOf(media)[name], uri) : this.firstSample(media, uri);
+    if (sample === undefined) return null;
+    // A `serializedValue` is the body exactly as it goes on the wire (3.2).
+    if ('serialized' in sample) return serializedBody(sample.serialized, mediaType);
+    return renderBody(sample.data, mediaType, media.schema, (schema) => this.contract.refs.deref<Schema>(schema, uri).value);
   }
 
-  /** `example`, else the first entry of `examples` with a `value`, else the schema's own `example`. */
-  private firstExample(media: MediaTypeObject, uri: string): unknown {
-    if (media.example !== undefined) return media.example;
+  /** `example`, else the first entry of `examples` with something to send, else the schema's own `example`. */
+  private firstSample(media: MediaTypeObject, uri: string): ExampleSample | undefined {
+    if (media.example !== undefined) return { data: media.example };
     for (const entry of Object.values(examplesOf(media))) {
-      const value = this.exampleValue(entry, uri);
-      if (value !== NONE) return value;
+      const sample = this.exampleSampleOf(entry, uri);
+      if (sample !== undefined) return sample;
     }
-    if (media.schema === undefined) return NONE;
+    if (media.schema === undefined) return undefined;
     const schema = this.contract.refs.deref<Record<string, unknown> | null>(media.schema, uri).value;
-    if (!schema || typeof schema !== 'object') return NONE;
-    if (schema.example !== undefined) return schema.example;
+    if (!schema || typeof schema !== 'object') return undefined;
+    if (schema.example !== undefined) return { data: schema.example };
     // JSON Schema 2020-12 (OpenAPI 3.1) spells it `examples: [...]`.
-    return Array.isArray(schema.examples) && schema.examples.length > 0 ? schema.examples[0] : NONE;
+    return Array.isArray(schema.examples) && schema.examples.length > 0 ? { data: schema.examples[0] } : undefined;
   }
 
-  /** An Example Object's `value` (the object may be a `$ref`); `externalValue` is never fetched. */
-  private exampleValue(entry: unknown, uri: string): unknown {
-    const example = this.contract.refs.deref<Record<string, unknown> | null>(entry, uri).value;
-    return example && typeof example === 'object' && Object.hasOwn(example, 'value') ? example.value : NONE;
+  /** What an Example Object (which may be a `$ref`) offers; `externalValue` is never fetched. */
+  private exampleSampleOf(entry: unknown, uri: string): ExampleSample | undefined {
+    return exampleSample(this.contract.refs.deref(entry, uri).value);
   }
 }
 
@@ -134,6 +136,3 @@ function examplesOf(media: MediaTypeObject | undefined): Record<string, unknown>
   const examples = media?.examples;
   return examples && typeof examples === 'object' ? examples : {};
 }
-
-/** Marks "no example" (an example may legitimately be `null`). */
-const NONE: unique symbol = Symbol('no example');

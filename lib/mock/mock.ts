@@ -15,6 +15,8 @@ import { MockFolder, requestKey, templateKey, type MockFile } from './files.js';
 import { parsePrefer, type Preference } from './prefer.js';
 import { Random } from './random.js';
 import { Synthesizer } from './synthesize.js';
+import { compileSequenceMock } from '../streams/mock.js';
+import { isSequential } from '../streams/media.js';
 
 /** What the mocked operations of one facade share, made when the first one is compiled. */
 interface MockContext {
@@ -60,8 +62,11 @@ function compileMock(op: Operation, mock: MockContext, contract: Contract): Part
   const template = templateKey(op.template);
   const fileKinds = compileFileKinds(op.produces);
   const examples = compileExamples(op, contract, mock.synthesizer);
-  const servesExamples = op.method === 'GET' || op.method === 'HEAD';
+  // QUERY (OpenAPI 3.2) is safe like GET: its body asks a question, so it is answered, never echoed.
+  const servesExamples = op.method === 'GET' || op.method === 'HEAD' || op.method === 'QUERY';
   const echoes = ECHO_METHODS.has(op.method);
+  // Streams (JSON Lines, SSE, ...) are answered by lib/streams/mock.ts; only operations that declare one have it.
+  const sequences = op.produces.some(isSequential) ? compileSequenceMock(op, contract, mock.synthesizer) : undefined;
 
   /** Step 1: `<path>.json|.xml`, then `<template>.json|.xml`, in the negotiated order. */
   const findFile = (ex: Exchange, accept: string | undefined, contentType: string | undefined): MockBody | undefined => {
@@ -107,8 +112,11 @@ function compileMock(op: Operation, mock: MockContext, contract: Contract): Part
     if (response.declaresContent) {
       const type = response.mediaType(accept, contentType);
       if (type === undefined) return false;
-      if (random === undefined || preference.example !== undefined) body = response.example(type, preference.example);
-      body ??= response.synthesized.body(type, random);
+      if (sequences !== undefined && isSequential(type)) body = sequences(chosen.status, type, preference.example, random);
+      else {
+        if (random === undefined || preference.example !== undefined) body = response.example(type, preference.example);
+        body ??= response.synthesized.body(type, random);
+      }
       if (body === undefined) return false;
     }
     for (const [name, value] of response.synthesized.headers(random)) ex.message.headers.set(name, value);

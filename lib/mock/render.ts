@@ -20,7 +20,15 @@ export function renderBody(value: unknown, mediaType: string, schema: unknown, d
   if (typeof value === 'string' && !isJsonMediaType(mediaType) && (stringIsDocument || !isXmlMediaType(mediaType))) text = value;
   else if (isXmlMediaType(mediaType)) text = writeXml(value, schema as Schema | undefined, { deref });
   else text = JSON.stringify(value);
-  // A wildcard range (`*/*`, `application/*`) is no Content-Type; name what was actually produced.
-  const type = mediaType.includes('*') ? (typeof value === 'string' ? 'text/plain; charset=utf-8' : 'application/json') : mediaType;
-  return { payload: text, type };
+  return { payload: text, type: producedType(mediaType, typeof value === 'string') };
+}
+
+/** An example's `serializedValue` (3.2): sent exactly as written, as the media type it was written for. */
+export function serializedBody(text: string, mediaType: string): MockBody {
+  return { payload: text, type: producedType(mediaType, true) };
+}
+
+// A wildcard range (`*/*`, `application/*`) is no Content-Type; name what was actually produced.
+function producedType(mediaType: string, isText: boolean): string {
+  return mediaType.includes('*') ? (isText ? 'text/plain; charset=utf-8' : 'application/json') : mediaType;
 }

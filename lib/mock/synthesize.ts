@@ -12,7 +12,7 @@
 import type { Contract } from '../contract/load.js';
 import { isRef, type Located } from '../contract/refs.js';
 import { setOwn } from '../objects.js';
-import { discriminatorDispatch } from '../validation/discriminator.js';
+import { discriminatorDispatch, type Dispatch } from '../validation/discriminator.js';
 import { compilePattern, type RegExpLike } from '../validation/safe-regex.js';
 import { factsOf, mergeFacts, type Facts, type JsonType } from './facts.js';
 import { filler, formatSample, matchesFormat, plainSample } from './formats.js';
@@ -265,6 +265,8 @@ export class Synthesizer {
           return made !== null && typeof made === 'object' && !Array.isArray(made) ? { ...made, [name]: value } : made;
         });
       }
+      const fallback = dispatch.fallback && this.fallbackOption(dispatch, base, reached);
+      if (fallback !== undefined) options.push(fallback);
     } else {
       for (const branch of choice!.branches) {
         const facts = mergeFacts(base, factsOf([branch], this.contract));
@@ -278,6 +280,27 @@ export class Synthesizer {
     // plain `oneOf` keeps its first fitting branch, as a value fitting two branches would fit none.
     const varied = dispatch !== undefined || choice!.keyword === 'anyOf';
     return (g, depth) => (g.random === undefined || !varied || options.length === 1 ? options[0]! : g.random.pick(options))(g, depth);
+  }
+
+  /**
+   * `defaultMapping`'s schema as one more option (last, so static answers keep the first mapped branch),
+   * unless a mapping names it already. It must not carry a value that maps elsewhere: such a value is dropped.
+   */
+  private fallbackOption(dispatch: Dispatch, base: Facts, reached: Set<unknown>): Generator | undefined {
+    const located = this.contract.refs.resolveRef(dispatch.fallback!.ref, dispatch.fallback!.uri);
+    if (reached.has(this.contract.refs.deref(located.value, located.uri).value)) return undefined;
+    const facts = mergeFacts(base, factsOf([located], this.contract));
+    if (facts.impossible) return undefined;
+    const name = dispatch.propertyName;
+    let gen: Generator | undefined;
+    return (g, depth) => {
+      const made = (gen ??= this.compile(facts, undefined))(g, depth);
+      if (made === null || typeof made !== 'object' || Array.isArray(made)) return made;
+      const value = (made as Record<string, unknown>)[name];
+      if (typeof value !== 'string' || !dispatch.targets.has(value)) return made;
+      const { [name]: _mapped, ...rest } = made as Record<string, unknown>;
+      return rest;
+    };
   }
 
   /**

@@ -3,6 +3,8 @@
 // dynamic ones are generated per request from the caller's seeded source.
 import { contractSchemas } from '../binding/deref.js';
 import type { Contract } from '../contract/load.js';
+import { exampleSample } from '../contract/example-objects.js';
+import { resolveContent } from '../contract/media-types.js';
 import type { MediaTypeObject, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
 import { TOKEN } from '../http/fields.js';
@@ -95,11 +97,27 @@ export class SynthesizedResponse {
       if (WRITER_HEADERS.has(name.toLowerCase()) || !TOKEN.test(name)) continue;
       const header = this.contract.refs.deref<Json | null>(raw, this.located.uri);
       if (!header.value || typeof header.value !== 'object') continue;
-      const content = header.value.content as Record<string, MediaTypeObject> | undefined;
-      const schema = header.value.schema ?? (content ? Object.values(content)[0]?.schema : undefined);
-      out.push([name, this.synthesizer.generator(schema ?? { type: 'string' }, header.uri)]);
+      const content = resolveContent(this.contract, header.value.content as Record<string, MediaTypeObject> | undefined, header.uri);
+      const media = content ? Object.values(content)[0] : undefined;
+      const schema = header.value.schema ?? media?.schema;
+      const synthesized = this.synthesizer.generator(schema ?? { type: 'string' }, header.uri);
+      // The header's own example (or its media type's) is the static value; dynamic mode still synthesizes.
+      const example = this.headerExample(header.value, header.uri) ?? (media ? this.headerExample(media, header.uri) : undefined);
+      out.push([name, example === undefined ? synthesized : (g, depth) => (g.random === undefined ? example : synthesized(g, depth))]);
     }
     return out;
+  }
+
+  /** `example`, else the first `examples` entry's serialized text or data (an Example Object may be a `$ref`). */
+  private headerExample(holder: Json, uri: string): unknown {
+    if (holder.example !== undefined) return holder.example;
+    const examples = holder.examples;
+    if (!examples || typeof examples !== 'object') return undefined;
+    for (const entry of Object.values(examples)) {
+      const sample = exampleSample(this.contract.refs.deref(entry, uri).value);
+      if (sample !== undefined) return 'serialized' in sample ? sample.serialized : sample.data;
+    }
+    return undefined;
   }
 
   private makeHeaders(random: Random | undefined): readonly [string, string][] {

@@ -6,6 +6,8 @@ import { parseQuery, type Pairs } from '../http/query.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { tagExchange } from '../observe/request-id.js';
 import { HeaderNames, isInternalName, type Headers, type LazyRequestHeaders } from '../routes/exchange.js';
+import { Unreadable } from '../validation/parameters.js';
+import type { OperationQuerystring } from '../validation/querystring.js';
 
 const METHOD = HeaderNames.METHOD.toLowerCase();
 const PATH = HeaderNames.PATH.toLowerCase();
@@ -24,6 +26,10 @@ export class RequestHeaders implements LazyRequestHeaders {
     private readonly path: string,
     private readonly prefixLength: number,
     private readonly query: string,
+    /** An `in: querystring` parameter (OpenAPI 3.2) takes the whole query: one header, no pairs. */
+    private readonly querystring?: OperationQuerystring,
+    /** Its value, when validation has read it already. */
+    private readonly querystringValue?: unknown,
   ) {}
 
   get incoming(): Readonly<Record<string, unknown>> {
@@ -33,7 +39,8 @@ export class RequestHeaders implements LazyRequestHeaders {
   fill(headers: Headers): void {
     const { names, params } = this;
     for (let i = 0; i < names.length; i++) if (!isRequestField(names[i]!)) headers.setIncoming(names[i]!, params[PARAM_KEYS[i]!]);
-    for (const [k, v] of this.queryPairs ?? parseQuery(this.query)) {
+    if (this.querystring !== undefined) this.fillQuerystring(headers, this.querystring);
+    else for (const [k, v] of this.queryPairs ?? parseQuery(this.query)) {
       // A path parameter keeps the value the router matched (and validation checked): the query cannot
       // replace it, in any letter case (header names are case-insensitive).
       if (isInternalName(k) || isPathParameter(names, k) || isRequestField(k)) continue;
@@ -47,6 +54,22 @@ export class RequestHeaders implements LazyRequestHeaders {
     headers.setIncoming(PATH, this.path.slice(this.prefixLength));
     headers.setIncoming(URI, this.path);
     headers.setIncoming(QUERY, this.query);
+  }
+
+  private fillQuerystring(headers: Headers, { name, read }: OperationQuerystring): void {
+    if (isInternalName(name) || isPathParameter(this.names, name) || isRequestField(name)) return;
+    const value = this.querystringValue ?? read(this.query);
+    // Unreadable as its media type (only possible without validation): the route gets the decoded text.
+    if (value instanceof Unreadable) headers.setIncoming(name, decodedText(this.query));
+    else if (value !== undefined) headers.setIncoming(name, value);
+  }
+}
+
+function decodedText(query: string): string {
+  try {
+    return decodeURIComponent(query);
+  } catch {
+    return query;
   }
 }
 

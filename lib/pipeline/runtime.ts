@@ -13,6 +13,7 @@ import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, Headers, PropertyNames } from '../routes/exchange.js';
 import { requestIdOf } from '../observe/request-id.js';
 import { wholeBody } from '../routes/streamed-body.js';
+import { operationQuerystring } from '../validation/querystring.js';
 import { RequestHeaders } from './request-headers.js';
 import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from './stages.js';
 
@@ -28,7 +29,12 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const sharedProperties = { [PropertyNames.OPENAPI]: ctx.contract.doc, [PropertyNames.OPERATION_ID]: op.id };
   const prefixLength = ctx.basePath === '/' ? 0 : ctx.basePath.length;
   const queryDefaults = compileQueryDefaults(op, ctx.contract);
+  const querystring = operationQuerystring(op, ctx.contract.refs);
   const { authenticate, check, decode, invoke, serialize, checkResponse } = stages;
+  // Sequential media types (lib/streams/); undefined for operations that declare none.
+  const sequence = stages.sequence?.(stages.checkItems);
+  // A sequential request body reaches the route item by item, unless the route forwards it to a backend as bytes.
+  const itemRequests = sequence?.accepts !== undefined && stages.streamsRequestBody !== true ? sequence : undefined;
   const needsFacts = check !== undefined || decode !== undefined || checkResponse !== undefined;
   // Decided here, once: the body goes to the backend as it arrives unless a stage needs its bytes first.
   const streamsBody = stages.streamsRequestBody === true && check === undefined && decode === undefined;
@@ -62,8 +68,19 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
         return;
       }
     }
+    if (sequence !== undefined) {
+      const settling = sequence.settle(ex, res);
+      if (settling !== undefined) {
+        settling.then(
+          () => respond(res, ex, facts),
+          (err: unknown) => fail(res, err),
+        );
+        return;
+      }
+    }
     try {
       if (checkResponse !== undefined) checkResponse(ex, facts!);
+      if (sequence !== undefined) sequence.frame(ex, res);
       writeExchange(res, ex, serialize);
     } catch (err) {
       fail(res, err);
@@ -83,6 +100,8 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const run = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, raw: Buffer | undefined, token: unknown): void => {
     let ex: Exchange;
     let facts: RequestFacts | undefined;
+    // Only a sequential body is left unread here (see receive).
+    const items = itemRequests !== undefined && raw === undefined && hasBody(req);
     try {
       // Parsed at most once: validation reads the pairs and the exchange headers reuse them; without
       // validation they are parsed only if a route reads its headers.
@@ -90,14 +109,15 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       if (needsFacts) {
         const pathParams: Record<string, string | undefined> = {};
         for (let i = 0; i < names.length; i++) pathParams[names[i]!] = params[PARAM_KEYS[i]!];
-        facts = { req, path, query, queryPairs: queryPairs!, pathParams, raw };
+        facts = { req, path, query, queryPairs: queryPairs!, pathParams, raw, querystring: querystring?.read(query), streamed: items };
         if (check !== undefined) check(facts);
       }
-      ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query)), undefined, req, sharedProperties);
+      ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring)), undefined, req, sharedProperties);
       if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);
       else if (streamsBody) ex.message.body = hasBody(req) ? req : undefined;
       else ex.message.body = rawBodyValue(raw, req.headers['content-type']);
+      if (items) ex.message.body = itemRequests.open(req, ex);
       const pending = invoke(ex);
       if (pending instanceof Promise) {
         pending.then(
@@ -114,7 +134,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   };
 
   const receive = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, token: unknown): void => {
-    if (streamsBody || !hasBody(req)) return run(req, res, params, names, path, query, undefined, token);
+    if (streamsBody || !hasBody(req) || itemRequests?.accepts!(req) === true) return run(req, res, params, names, path, query, undefined, token);
     readBody(req, maxBodySize, (err, raw) => {
       if (err !== undefined) return fail(res, err);
       if (observer !== undefined) observer.received(raw!.length);

@@ -8,6 +8,7 @@ import type { Pairs } from '../http/query.js';
 import type { BodySerializer } from '../http/respond.js';
 import type { Logger } from '../log.js';
 import type { Exchange } from '../routes/exchange.js';
+import type { Violations } from '../validation/violations.js';
 
 export type Disposition = 'route' | 'mock' | 'ignored';
 
@@ -39,8 +40,12 @@ export interface RequestFacts {
   pathParams: Record<string, string | undefined>;
   /** The request body bytes, if any. */
   raw: Buffer | undefined;
+  /** The value of the operation's `in: querystring` parameter (OpenAPI 3.2), read once; undefined without one. */
+  querystring?: unknown;
   /** The parsed body, set by the first stage that parses it (validation), so later stages need not parse again. */
   body?: unknown;
+  /** The body is a sequence the route reads item by item as it arrives (lib/streams/): checked then, not before. */
+  streamed?: boolean;
 }
 
 /**
@@ -67,6 +72,38 @@ export interface OperationStages {
    * decode stage needs the bytes, the exchange body is the request stream itself, never read whole.
    */
   streamsRequestBody?: boolean;
+  /** Checks for the items of sequential bodies (validation), for the sequence stage. */
+  checkItems?: ItemChecks;
+  /**
+   * Sequential media types (lib/streams/): made once, with the item checks, for operations that declare
+   * one; every other operation has none and pays nothing.
+   */
+  sequence?: (checks: ItemChecks | undefined) => SequenceStage;
+}
+
+/** Checks of the items of sequential bodies; each adds violations naming the item's 0-based index. */
+export interface ItemChecks {
+  /** One request item sent as the declared media type `mediaType`. */
+  request?(mediaType: string, item: unknown, index: number, out: Violations): void;
+  /** The check of a whole request sequence once it ended, when its media type has one (3.2 `schema`). */
+  requestWhole?(mediaType: string): ((items: unknown[], out: Violations) => void) | undefined;
+  /** One item of an answer with this status and media type. */
+  response?(status: string, mediaType: string, item: unknown, index: number, out: Violations): void;
+}
+
+/** How one operation reads and writes bodies item by item. */
+export interface SequenceStage {
+  /**
+   * Set for routed operations: true when the request's Content-Type is a declared sequential media type.
+   * Its body is then not read first; the route gets it from `open`.
+   */
+  accepts?(req: IncomingMessage): boolean;
+  /** The exchange body of such a request: its items, parsed (and checked) as they arrive. */
+  open(req: IncomingMessage, ex: Exchange): unknown;
+  /** Before the answer is written: a promise while the rest of the request's items must be read first. */
+  settle(ex: Exchange, res: ServerResponse): void | Promise<void>;
+  /** An answer made of items (an async iterable, a generator, or an array in a sequential type) becomes framed bytes. */
+  frame(ex: Exchange, res: ServerResponse): void;
 }
 
 /** Everything a feature may use when compiling its stages for an operation, once at startup. */

@@ -95,6 +95,14 @@ export class Headers {
     return out;
   }
 
+  /** Visits what toObject() would hold (names lower-cased) without building it: the forwarding hot path. */
+  forEach(visit: (value: unknown, name: string) => void): void {
+    if (this.pending !== undefined) this.fill();
+    const { incoming, overlay } = this;
+    for (const key of Object.keys(incoming)) if (!overlay.has(key) && !isInternalName(key)) visit(incoming[key], key);
+    for (const [key, value] of overlay) if (value !== undefined) visit(value, key);
+  }
+
   /** Names set by routes since the exchange was created, lower-cased. */
   writtenNames(): readonly string[] {
     return this.written ?? EMPTY;

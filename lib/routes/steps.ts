@@ -54,7 +54,10 @@ export function compileRoute(def: RouteDefinition, bus: DirectBus, logger: Logge
   const name = def.from.replace(/^direct:/, '');
   const ctx: StepContext = { bus, logger, backends, routeName: name, forwardsBody: false };
   const lastIndex = def.steps.length - 1;
-  const steps = def.steps.map((s, i) => compileStep(s, ctx, i === lastIndex));
+  const steps = def.steps.map((s, i) => {
+    const step = compileStep(s, ctx, i === lastIndex);
+    return collectsBody(s) ? afterWholeBody(step) : step;
+  });
   const streamsRequestBody = ctx.forwardsBody && bodyUntouchedBefore(def.steps, lastIndex);
   return { name, source: def.source, run: (ex) => runSteps(steps, ex, 0), streamsRequestBody };
 }
@@ -63,7 +66,8 @@ export function compileRoute(def: RouteDefinition, bus: DirectBus, logger: Logge
 function runSteps(steps: readonly Step[], ex: Exchange, from: number): void | Promise<void> {
   for (let i = from; i < steps.length; i++) {
     const result = steps[i]!(ex);
-    if (result instanceof Promise) return result.then(() => runSteps(steps, ex, i + 1));
+    // The last step's promise is the route's own (its value is never read): no promise more per request.
+    if (result instanceof Promise) return i === steps.length - 1 ? (result as Promise<void>) : result.then(() => runSteps(steps, ex, i + 1));
   }
 }
 
@@ -168,6 +172,33 @@ export function bodyUntouchedBefore(steps: readonly StepDefinition[], last: numb
     }
   }
   return true;
+}
+
+/**
+ * Steps of the DSL that read the body as a value (a simple template with `${body}`, a log of it, a call to a
+ * backend) see a body still arriving item by item (a sequential request) as the array of its items; code
+ * (`process`, function expressions) gets the async iterable itself.
+ */
+function collectsBody(step: StepDefinition): boolean {
+  switch (step.kind) {
+    case 'setBody':
+    case 'setHeader':
+    case 'setProperty':
+      return typeof step.expression !== 'function' && readsBody(step.expression);
+    case 'log':
+      return READS_BODY.test(step.message);
+    case 'to':
+      return /^(?:log:|https?:\/\/)/i.test(step.uri);
+    default:
+      return false;
+  }
+}
+
+function afterWholeBody(step: Step): Step {
+  return (ex) => {
+    const reading = wholeBody(ex);
+    return reading === undefined ? step(ex) : reading.then(() => step(ex));
+  };
 }
 
 function readsBody(expression: Expression): boolean {

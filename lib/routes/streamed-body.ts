@@ -1,5 +1,6 @@
 // A body still arriving: a backend's response streamed through to the client without being held whole.
-// Whatever needs the body whole (a later step, response validation) reads it through `wholeBody`.
+// Whatever needs the body whole (a later step, response validation) reads it through `wholeBody`, as it
+// does a request body arriving item by item.
 import type { Readable } from 'node:stream';
 import type { Exchange } from './exchange.js';
 
@@ -15,11 +16,40 @@ export class StreamedBody {
   read(ex: Exchange): Promise<unknown> {
     return this.readAll(ex);
   }
+
+  /** The whole body if it has all arrived (a small answer comes in the packets of its head): see takeArrived. */
+  arrived(): Buffer | null | undefined {
+    return takeArrived(this.stream);
+  }
+}
+
+/**
+ * An HTTP message's body taken at once when all of it has arrived and nothing has read from it (null when
+ * empty); undefined while more is to come. Node has then parsed it into the stream's buffer already.
+ */
+export function takeArrived(stream: Readable & { complete?: boolean }): Buffer | null | undefined {
+  if (stream.complete !== true || stream.readableFlowing !== null) return undefined;
+  return stream.read() as Buffer | null;
+}
+
+/**
+ * A request body still arriving item by item (a sequential media type, lib/streams/): code iterates it
+ * (`for await`); steps that need the body whole get the array of its items.
+ */
+export abstract class ItemsBody implements AsyncIterable<unknown> {
+  abstract [Symbol.asyncIterator](): AsyncIterator<unknown>;
+  /** Reads the items not read yet into an array. */
+  abstract collect(): Promise<unknown[]>;
 }
 
 /** Replaces a streamed body with the whole body; nothing to do (and no promise) for any other body. */
 export function wholeBody(ex: Exchange): void | Promise<void> {
   const body = ex.message.body;
+  if (body instanceof ItemsBody) {
+    return body.collect().then((items) => {
+      ex.message.body = items;
+    });
+  }
   if (!(body instanceof StreamedBody)) return;
   return body.read(ex).then((value) => {
     ex.message.body = value;

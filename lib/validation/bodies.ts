@@ -43,7 +43,7 @@ export interface BodyContext {
 }
 
 /** A media type's `encoding` map (only style and explode are read). */
-type Encoding = Record<string, { style?: unknown; explode?: unknown } | undefined>;
+export type Encoding = Record<string, { style?: unknown; explode?: unknown } | undefined>;
 
 /** The checks for one declared media type; its schema is compiled on first use. */
 export interface MediaCheck {
@@ -153,7 +153,7 @@ function multipartParts(raw: Buffer, contentType: string, out: Violations): Part
  * fields the schema does not declare are kept as strings, so `additionalProperties: false` can see them.
  * In multipart bodies an object property arrives as one JSON part (its default content type).
  */
-function formObject(pairs: Pairs, shape: ValueShape, encoding: Encoding, multipart: boolean): Record<string, unknown> {
+export function formObject(pairs: Pairs, shape: ValueShape, encoding: Encoding, multipart: boolean): Record<string, unknown> {
   const claimed = new Set<string>();
   const out: Record<string, unknown> = {};
   const declared = new Set(shape.propertyNames);

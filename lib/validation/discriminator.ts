@@ -3,22 +3,36 @@
 // An "embedded" discriminator, declared on a base schema every branch includes through `allOf`, counts too.
 // When some branch cannot be picked by any value, or no schema involved declares the property, there is
 // no dispatch and plain `oneOf`/`anyOf` semantics stay (a misplaced discriminator is not an error).
+// OpenAPI 3.2 adds `defaultMapping` (the schema for a value whose property is absent or maps to nothing;
+// honoured in every version) and lets the property be optional: in a 3.2 contract whose schemas do not
+// require it, a value without it is checked against the plain `oneOf`/`anyOf` (unless `defaultMapping` says).
 import { isRef, type Located, type RefResolver } from '../contract/refs.js';
 import { shapeOf } from './coerce.js';
 
 type Json = Record<string, unknown>;
+
+/** A schema a discriminator value leads to: its reference and the document that reference resolves in. */
+export interface DispatchTarget {
+  ref: string;
+  uri: string;
+}
 
 export interface Dispatch {
   /** The keyword the dispatch replaces. */
   keyword: 'oneOf' | 'anyOf';
   propertyName: string;
   /** Discriminator value → the branch schema's reference (and the document it resolves in). */
-  targets: Map<string, { ref: string; uri: string }>;
+  targets: Map<string, DispatchTarget>;
+  /** `defaultMapping`: the schema for a value without the property, or with a value no target names. */
+  fallback: DispatchTarget | undefined;
+  /** 3.2: the property may be absent (no schema requires it); without `fallback`, plain `oneOf`/`anyOf` then decides. */
+  optional: boolean;
 }
 
 interface Discriminator {
   propertyName: string;
   mapping: Json | undefined;
+  defaultMapping: string | undefined;
   uri: string;
 }
 
@@ -30,29 +44,52 @@ export function discriminatorDispatch(node: Json, uri: string, refs: RefResolver
     const resolved = branches.map((b) => refs.deref<Json | null>(b, uri));
     const disc = ownDiscriminator(node, uri) ?? sharedDiscriminator(resolved, refs);
     if (disc === undefined) return undefined;
-    const targets = new Map<string, { ref: string; uri: string }>();
+    const targets = new Map<string, DispatchTarget>();
     for (const [value, target] of Object.entries(disc.mapping ?? {})) {
-      if (typeof target === 'string') targets.set(value, { ref: /[/#]/.test(target) ? target : `#/components/schemas/${target}`, uri: disc.uri });
+      if (typeof target === 'string') targets.set(value, { ref: schemaRef(target), uri: disc.uri });
     }
     for (const branch of branches) {
       if (!isRef(branch)) continue;
       const name = decodeURIComponent(branch.$ref.slice(branch.$ref.lastIndexOf('/') + 1));
       if (!targets.has(name)) targets.set(name, { ref: branch.$ref, uri });
     }
-    const reached = new Set([...targets.values()].map((t) => derefRef(t.ref, t.uri, refs).value));
+    const fallback = disc.defaultMapping === undefined ? undefined : { ref: schemaRef(disc.defaultMapping), uri: disc.uri };
+    const reached = new Set([...targets.values(), ...(fallback ? [fallback] : [])].map((t) => derefRef(t.ref, t.uri, refs).value));
     const pickable = resolved.every((b) => reached.has(b.value));
     // The property must exist somewhere (the schema itself or its branches), or the discriminator is misplaced.
     const declared = shapeOf(node, uri, refs).propertyNames.includes(disc.propertyName);
-    return targets.size > 0 && pickable && declared ? { keyword, propertyName: disc.propertyName, targets } : undefined;
+    if (targets.size === 0 || !pickable || !declared) return undefined;
+    const optional = refs.dialect === '3.2' && !requires(node, uri, resolved, disc.propertyName, refs);
+    return { keyword, propertyName: disc.propertyName, targets, fallback, optional };
   } catch {
     return undefined; // a mapping or branch that points nowhere: plain oneOf/anyOf
   }
 }
 
+/** A `mapping`/`defaultMapping` value: a reference, or a bare name under `components/schemas`. */
+function schemaRef(target: string): string {
+  return /[/#]/.test(target) ? target : `#/components/schemas/${target}`;
+}
+
 function ownDiscriminator(node: Json, uri: string): Discriminator | undefined {
   const disc = node.discriminator as Json | undefined;
   if (!disc || typeof disc.propertyName !== 'string') return undefined;
-  return { propertyName: disc.propertyName, mapping: disc.mapping as Json | undefined, uri };
+  const defaultMapping = typeof disc.defaultMapping === 'string' && disc.defaultMapping !== '' ? disc.defaultMapping : undefined;
+  return { propertyName: disc.propertyName, mapping: disc.mapping as Json | undefined, defaultMapping, uri };
+}
+
+/** True when the schema, or every one of its branches, lists the property in `required` (also through `allOf`). */
+function requires(node: Json, uri: string, branches: Located<Json | null>[], name: string, refs: RefResolver): boolean {
+  const lists = (schema: Json | null, at: string): boolean => {
+    if (!schema || typeof schema !== 'object') return false;
+    if (Array.isArray(schema.required) && schema.required.includes(name)) return true;
+    const parts = Array.isArray(schema.allOf) ? schema.allOf : [];
+    return parts.some((p) => {
+      const part = refs.deref<Json | null>(p, at);
+      return Boolean(part.value && Array.isArray(part.value.required) && part.value.required.includes(name));
+    });
+  };
+  return lists(node, uri) || (branches.length > 0 && branches.every((b) => lists(b.value, b.uri)));
 }
 
 /** The discriminator every branch inherits through `allOf` from a base schema, if they all agree on one. */

@@ -186,7 +186,7 @@ export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, r
     const check = compiler.compile(`${op.method} ${op.path} parameters`, (convert) => {
       const properties: Record<string, { type: 'object'; properties: Record<string, unknown> }> = {};
       for (const where of IN) properties[where] = { type: 'object', properties: {} };
-      for (const p of params) setOwn(properties[p.in]!.properties, p.name, p.schema === undefined ? {} : convert(p.schema, p.uri, 'request'));
+      for (const p of params) setOwn(properties[locationOf(p)]!.properties, p.name, p.schema === undefined ? {} : convert(p.schema, p.uri, 'request'));
       return { type: 'object', properties };
     });
     return { readers, check };
@@ -201,21 +201,29 @@ export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, r
     const sources = new Sources(facts);
     for (const { param, read } of compiled.readers) {
       const value = read(facts, sources);
+      const where = locationOf(param);
       if (value === undefined) {
         if (param.required) {
-          const kind = param.in === 'query' ? 'query-missing' : param.in === 'header' ? 'header-missing' : 'schema';
-          out.add(kind, param.in, param.name, '', 'is required');
+          const kind = where === 'query' ? 'query-missing' : where === 'header' ? 'header-missing' : 'schema';
+          out.add(kind, where, param.name, '', 'is required');
         }
         continue;
       }
-      if (value instanceof Unreadable) out.add('schema', param.in, param.name, '', value.message);
-      else setOwn(values[param.in]!, param.name, value);
+      if (value instanceof Unreadable) out.add('schema', where, param.name, '', value.message);
+      else setOwn(values[where]!, param.name, value);
     }
     const errors = compiled.check?.(values);
     if (errors) {
-      out.addSchemaErrors(errors, ([where = 'query', name = '', ...rest]) => ({ in: where as Parameter['in'], name, pointer: pointerOf(rest) }));
+      out.addSchemaErrors(errors, ([where = 'query', name = '', ...rest]) => ({ in: where as Location, name, pointer: pointerOf(rest) }));
     }
   };
+}
+
+type Location = (typeof IN)[number];
+
+/** Where a parameter's violations are reported: a `querystring` parameter is the query (it has it to itself). */
+function locationOf(param: Parameter): Location {
+  return param.in === 'querystring' ? 'query' : param.in;
 }
 
 function readerFor(param: Parameter, params: readonly Parameter[], refs: RefResolver): Reader {
@@ -245,6 +253,9 @@ function readerFor(param: Parameter, params: readonly Parameter[], refs: RefReso
         },
       };
     }
+    case 'querystring':
+      // Read by the runtime, once, for the route as much as for this check.
+      return { param, read: (facts) => facts.querystring };
     case 'query':
     case 'cookie': {
       const others = new Set(params.filter((p) => p !== param && p.in === param.in).map((p) => p.name));

@@ -184,25 +184,29 @@ export class SchemaCompiler {
     return format;
   }
 
-  /** A discriminated `oneOf`/`anyOf` becomes an if/then per value, so only the picked branch is checked. */
+  /**
+   * A discriminated `oneOf`/`anyOf` becomes an if/then per value, so only the picked branch is checked. A
+   * value without the property, or with one nothing maps, goes to `defaultMapping` when there is one; else
+   * (a 3.2 optional property) an absent one leaves the plain `oneOf`/`anyOf` to decide; else it is an error.
+   */
   private applyDiscriminator(node: Json, out: Json, uri: string, direction: Direction, depth: number): void {
     const dispatch = discriminatorDispatch(node, uri, this.contract.refs);
     if (dispatch === undefined) return;
     const prop = dispatch.propertyName;
     const byValue = [...dispatch.targets];
+    const plain = out[dispatch.keyword];
     delete out[dispatch.keyword];
-    out.allOf = [
-      ...((out.allOf as unknown[]) ?? []),
-      {
-        type: 'object',
-        required: [prop],
-        properties: { [prop]: { enum: byValue.map(([value]) => value) } },
-        allOf: byValue.map(([value, target]) => ({
-          if: { type: 'object', required: [prop], properties: { [prop]: { const: value } } },
-          then: this.convert({ $ref: target.ref }, target.uri, direction, depth + 1),
-        })),
-      },
-    ];
+    const target = (t: { ref: string; uri: string }): AnySchema => this.convert({ $ref: t.ref }, t.uri, direction, depth + 1);
+    const branches: Json[] = byValue.map(([value, t]) => ({
+      if: { type: 'object', required: [prop], properties: { [prop]: { const: value } } },
+      then: target(t),
+    }));
+    const mapped = { required: [prop], properties: { [prop]: { enum: byValue.map(([value]) => value) } } };
+    let block: Json;
+    if (dispatch.fallback !== undefined) block = { type: 'object', allOf: [...branches, { if: mapped, else: target(dispatch.fallback) }] };
+    else if (dispatch.optional) block = { type: 'object', allOf: branches, if: { required: [prop] }, then: { properties: mapped.properties }, else: { [dispatch.keyword]: plain } };
+    else block = { type: 'object', ...mapped, allOf: branches };
+    out.allOf = [...((out.allOf as unknown[]) ?? []), block];
   }
 }
 

@@ -10,10 +10,12 @@ import type { Contract } from '../contract/load.js';
 import type { Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
 import { Errors, SvcError, svcError } from '../errors.js';
-import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../pipeline/stages.js';
+import type { Feature, FeatureContext, ItemChecks, OperationStages, RequestFacts } from '../pipeline/stages.js';
 import { compileNegotiator, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
-import { HeaderNames, type Exchange } from '../routes/exchange.js';
+import { HeaderNames, type Exchange, type Headers } from '../routes/exchange.js';
+import { isSequential } from '../streams/media.js';
 import { bodyKind, compileMediaCheck, type BodyContext, type BodyKind, type MediaCheck } from './bodies.js';
+import { checkWholeSequence, compileItemChecks } from './items.js';
 import { compileParameterCheck } from './parameters.js';
 import { SchemaCompiler } from './schemas.js';
 import { Violations } from './violations.js';
@@ -33,8 +35,12 @@ function bodyContext(ctx: FeatureContext): BodyContext {
 export const validationFeature: Feature = (op, disposition, ctx) => {
   const { clientRequestValidation, clientResponseValidation } = ctx.config.rest;
   const stages: Partial<OperationStages> = {};
-  if (clientRequestValidation) stages.check = compileRequestCheck(op, bodyContext(ctx));
-  if (clientResponseValidation && disposition === 'route') stages.checkResponse = compileResponseCheck(op, bodyContext(ctx));
+  const checkResponses = clientResponseValidation === true && disposition === 'route';
+  // Items of sequential bodies (lib/streams/), for operations that declare such media types.
+  const checkItems = op.consumes.some(isSequential) || op.produces.some(isSequential) ? compileItemChecks(op, bodyContext(ctx), { request: clientRequestValidation === true, response: checkResponses }) : undefined;
+  if (clientRequestValidation) stages.check = compileRequestCheck(op, bodyContext(ctx), checkItems, ctx.serverOptions.maxItemSize);
+  if (checkResponses) stages.checkResponse = compileResponseCheck(op, bodyContext(ctx));
+  if (checkItems !== undefined) stages.checkItems = checkItems;
   return stages.check || stages.checkResponse ? stages : undefined;
 };
 
@@ -63,7 +69,7 @@ function compileContentTypeMatcher(declared: readonly string[]): (contentType: s
 /** At most this much of a client's Content-Type is echoed in the 415 detail. */
 const MAX_ECHOED = 100;
 
-function compileRequestCheck(op: Operation, body: BodyContext): (facts: RequestFacts) => void {
+function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemChecks | undefined, maxItemSize: number): (facts: RequestFacts) => void {
   const declared = op.consumes;
   const required = op.requestBody?.value.required === true;
   const content = op.requestBody?.value.content ?? {};
@@ -82,7 +88,9 @@ function compileRequestCheck(op: Operation, body: BodyContext): (facts: RequestF
 
   return (facts) => {
     const raw = facts.raw;
-    const sent = raw !== undefined && raw.length > 0;
+    // A body read item by item (lib/streams/) has its items checked as the route reads them.
+    const streamed = facts.streamed === true;
+    const sent = streamed || (raw !== undefined && raw.length > 0);
     // A body without Content-Type is read as the first declared media type (as binding reads it).
     const contentType = facts.req.headers['content-type'] || declared[0];
     let match: ContentTypeMatch | undefined;
@@ -97,7 +105,12 @@ function compileRequestCheck(op: Operation, body: BodyContext): (facts: RequestF
     checkParameters?.(facts, out);
     if (!sent) {
       if (required) out.add('body-missing', 'body', '', '', 'is required');
-    } else if (match !== undefined) {
+    } else if (match !== undefined && !streamed) {
+      if (checkItems !== undefined && isSequential(contentType!)) {
+        checkWholeSequence(checkItems, match.declared, contentType!, raw!, maxItemSize, out);
+        if (out.size > 0) throw out.toError();
+        return;
+      }
       const value = mediaCheck(match.declared).parse(raw!, contentType!, match.kind, out);
       if (value !== undefined) facts.body = value;
     }
@@ -121,6 +134,8 @@ function compileResponseCheck(op: Operation, body: BodyContext): (ex: Exchange) 
   return (ex) => {
     const value = ex.message.body;
     if (value === undefined || value === null || value === '') return;
+    // Answers made of items are checked item by item as they are written (lib/streams/response.ts).
+    if (isItemAnswer(value, ex.message.headers)) return;
     const status = responseStatus(ex.message.headers.get(RESPONSE_CODE));
     if (status === undefined) return; // writing the response reports the bad code
     const code = String(status);
@@ -153,4 +168,11 @@ function responseStatus(code: unknown): number | undefined {
   if (code === undefined || code === null || code === '') return 200;
   const n = Number(code);
   return Number.isInteger(n) && n >= 100 && n <= 599 ? n : undefined;
+}
+
+/** An async iterable or generator, or an answer the route labelled with a sequential media type. */
+function isItemAnswer(value: unknown, headers: Headers): boolean {
+  const contentType = headers.writtenNames().includes('content-type') ? headers.get('content-type') : undefined;
+  if (typeof contentType === 'string' && isSequential(contentType)) return true;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && (Symbol.asyncIterator in value || typeof (value as { next?: unknown }).next === 'function');
 }

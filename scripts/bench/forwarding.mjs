@@ -10,8 +10,11 @@ export const FORWARDING = [
   { name: 'forward POST /pet', key: 'forward-post', request: { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json' }, body: PET_JSON } },
 ];
 
-/** `tools`: bench.mjs's start/load/median/fmt and its options; returns one summary row per scenario. */
-export async function runForwarding({ start, load, median, fmt, bench, main, selected, withPeers, rounds, connections, duration }) {
+/**
+ * `tools`: bench.mjs's start/load/median/fmt and its options; returns one summary row per scenario.
+ * `before`: another build's dist/main.js (`--forward-before`), loaded in the same rounds, for before/after figures.
+ */
+export async function runForwarding({ start, load, median, fmt, bench, main, selected, withPeers, rounds, connections, duration, before }) {
   const chosen = FORWARDING.filter((s) => selected(s.key, s.name));
   if (chosen.length === 0) return [];
   if (withPeers) ensurePeers();
@@ -22,6 +25,7 @@ export async function runForwarding({ start, load, median, fmt, bench, main, sel
     const servers = { direct: backend };
     try {
       servers.facade = await start(main, [bench('forward.yaml'), '--port', '0', '--host', '127.0.0.1'], env);
+      if (before !== undefined) servers.before = await start(before, [bench('forward.yaml'), '--port', '0', '--host', '127.0.0.1'], env);
       if (withPeers) {
         servers.peer = await start(bench('fastify-proxy.mjs'), [], env);
         servers.peerFwd = await start(bench('fastify-proxy.mjs'), [], { ...env, BENCH_PEER_FORWARDED: '1' });
@@ -51,6 +55,7 @@ export async function runForwarding({ start, load, median, fmt, bench, main, sel
         console.log(`  facade/peerFwd  ${ratio('peerFwd')}  (peerFwd = the same, sending Forwarded, X-Forwarded-* and Via like the facade)`);
       }
       console.log(`  facade/direct req/s ${(result.facade.rps / result.direct.rps).toFixed(2)}`);
+      if (before !== undefined) console.log(`  facade/before   req/s ${(result.facade.rps / result.before.rps).toFixed(2)}  CPU per request ${(result.facade.cpu / result.before.cpu).toFixed(2)}  (before = ${before})`);
     } finally {
       for (const server of Object.values(servers)) server.child.kill('SIGTERM');
     }

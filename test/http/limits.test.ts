@@ -47,6 +47,7 @@ test('the server defaults of SPEC §13 are applied to the real node:http server'
       host: '0.0.0.0',
       port: 8080,
       maxBodySize: 1024 * 1024,
+      maxItemSize: 256 * 1024,
       headersTimeout: 10_000,
       requestTimeout: 30_000,
       keepAliveTimeout: 5_000,

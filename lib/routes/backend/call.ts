@@ -1,13 +1,14 @@
 // One forwarded request: sent on the endpoint's keep-alive pool, the client's body streamed or sent whole,
 // the answer streamed back or read whole; every failure mapped to one catalogue error naming only the origin.
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { Errors, SvcError, svcError, type ErrorDef } from '../../errors.js';
 import { HeaderNames, type Exchange } from '../exchange.js';
-import { StreamedBody } from '../streamed-body.js';
+import { StreamedBody, takeArrived } from '../streamed-body.js';
 import { readBackendBody } from './body.js';
-import type { BackendContext } from './context.js';
+import { ConnectTimeout, type BackendContext } from './context.js';
 import type { BackendEndpoint } from './endpoint.js';
 import { applyBackendResponse, backendRequestHeaders } from './headers.js';
 import { redirectTarget, type Hop } from './redirects.js';
@@ -24,87 +25,148 @@ type Cut = 'timeout' | 'client' | 'tooLarge';
  * StreamedBody for the client; otherwise it is read whole (as a later step or response validation needs).
  */
 export function forwardToBackend(endpoint: BackendEndpoint, ctx: BackendContext, ex: Exchange, streamResponse: boolean): Promise<void> {
-  return new BackendCall(endpoint, ctx, ex).run(streamResponse);
+  return new Promise((resolve, reject) => {
+    const call = new BackendCall(endpoint, ctx, ex, resolve, reject);
+    const request = ex.request;
+    if (request === undefined || ex.message.body !== request || request.complete) return call.run(streamResponse);
+    // The client's body, still to stream: what came in the packets of its head is parsed once this turn of
+    // the event loop has read them (a microtask would run between the parser's callbacks, too early), and a
+    // body that has arrived whole by then is sent whole (no pipe to set up).
+    setImmediate(() => {
+      try {
+        call.run(streamResponse);
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
 }
+
+/** The calls under way for one client connection, all aborted when it closes (one listener per connection, not per call). */
+const CALLS = Symbol('svc.backendCalls');
+type ClientSocket = Socket & { [CALLS]?: Set<BackendCall> };
 
 class BackendCall {
   private cut: Cut | undefined;
   private current: ClientRequest | undefined;
-  private readonly client;
+  private readonly client: ClientSocket | undefined;
+  private readonly onTimeout = (): void => this.abort('timeout');
 
   constructor(
     private readonly endpoint: BackendEndpoint,
     private readonly ctx: BackendContext,
     private readonly ex: Exchange,
+    private readonly resolve: () => void,
+    private readonly reject: (err: unknown) => void,
   ) {
     this.client = ex.request?.socket;
   }
 
-  run(streamResponse: boolean): Promise<void> {
+  /** Throws (so rejects) before anything is sent when the request cannot be forwarded. */
+  run(streamResponse: boolean): void {
     const { ex, ctx, endpoint } = this;
     const headers = ex.message.headers;
     const method = String(headers.get(METHOD) ?? (ex.message.body == null ? 'GET' : 'POST')).toUpperCase();
-    const source = ex.message.body;
+    const sendsBody = method !== 'GET' && method !== 'HEAD';
+    let source = ex.message.body;
+    if (source instanceof Readable && sendsBody && source.readableLength <= ctx.maxBodySize) {
+      const whole = takeArrived(source);
+      if (whole !== undefined) source = whole ?? undefined;
+    }
     const upload = source instanceof Readable ? source : undefined;
-    const announced = upload === ex.request ? ex.request?.headers['content-length'] : undefined;
-    if (upload !== undefined && Number(announced) > ctx.maxBodySize) return Promise.reject(svcError(Errors.BODY_TOO_LARGE, ctx.maxBodySize));
-    const payload = upload !== undefined || method === 'GET' || method === 'HEAD' ? undefined : toPayload(source);
-    const outgoing = backendRequestHeaders(ex, ctx.trusted, announced);
-    const hop: Hop = { endpoint, path: targetPath(endpoint, headers.get(PATH), headers.get(QUERY)), method, headers: outgoing, payload };
-    const onClientGone = (): void => this.abort('client');
-    this.client?.once('close', onClientGone);
-    return this.send(hop, upload, 0)
-      .then((res) => {
-        applyBackendResponse(ex, res, HeaderNames.RESPONSE_CODE);
-        const length = res.headers['content-length'] === undefined ? undefined : Number(res.headers['content-length']);
-        const body = new StreamedBody(res, length, (target) => readBackendBody(res, target, ctx.options.maxResponseSize, endpoint.origin).catch((err: unknown) => Promise.reject(this.failure(err))));
-        ex.message.body = body;
-        if (streamResponse) return;
-        return body.read(ex).then((value) => {
-          ex.message.body = value;
-        });
-      })
-      .finally(() => this.client?.off('close', onClientGone));
+    let length = upload === ex.request ? ex.request?.headers['content-length'] : undefined;
+    if (upload !== undefined && Number(length) > ctx.maxBodySize) throw svcError(Errors.BODY_TOO_LARGE, ctx.maxBodySize);
+    const payload = upload !== undefined || !sendsBody ? undefined : toPayload(source);
+    // The headers are handed to node as they are, so the framing node would add is written here.
+    if (payload !== undefined) length = String(Buffer.byteLength(payload));
+    else if (upload === undefined && !BODILESS.has(method)) length = '0';
+    const path = targetPath(endpoint, headers.get(PATH), headers.get(QUERY));
+    const hop: Hop = { endpoint, path, method, headers: backendRequestHeaders(ex, endpoint.host, ctx.trusted, length), payload };
+    this.watchClient();
+    this.send(hop, upload, 0, false, streamResponse);
   }
 
   /** Sends one request; follows redirects when the endpoint says so (bodies sent whole only: a stream cannot be replayed). */
-  private send(hop: Hop, upload: Readable | undefined, redirects: number, retried = false): Promise<IncomingMessage> {
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      const { endpoint } = hop;
-      const { timeout, connectTimeout } = this.endpoint.options;
-      const request = endpoint.https ? httpsRequest : httpRequest;
-      const req = request({ host: endpoint.hostname, port: endpoint.port, method: hop.method, path: hop.path, headers: hop.headers, agent: this.ctx.agent(endpoint), servername: endpoint.servername });
-      this.current = req;
-      if (this.cut !== undefined) req.destroy();
-      let answered = false;
-      // The listener stays for the request's whole life: an error after the answer (a stalled body) must not crash.
-      req.on('error', (err) => {
-        // A pooled connection the backend closed while this request was on its way (the keep-alive race):
-        // an idempotent request that got no answer and whose body is at hand is sent once more, on a new one.
-        if (!answered && req.reusedSocket && !retried && this.cut === undefined && upload === undefined && IDEMPOTENT.has(hop.method)) {
-          this.send(hop, undefined, redirects, true).then(resolve, reject);
-          return;
-        }
-        reject(this.failure(err));
-      });
-      req.setTimeout(timeout, () => this.abort('timeout'));
-      req.once('socket', (socket) => {
-        // A pooled socket is connected already; a new one has until connectTimeout (TLS handshake included).
-        if (!socket.connecting) return;
-        const timer = setTimeout(() => this.abort('timeout'), connectTimeout);
-        socket.once(endpoint.https ? 'secureConnect' : 'connect', () => clearTimeout(timer));
-        req.once('close', () => clearTimeout(timer));
-      });
-      req.once('response', (res) => {
-        answered = true;
-        const next = upload === undefined && this.endpoint.options.followRedirects && redirects < MAX_REDIRECTS ? redirectTarget(hop, res) : undefined;
-        if (next === undefined) return resolve(res);
-        res.resume();
-        this.send(next, undefined, redirects + 1).then(resolve, reject);
-      });
-      if (upload !== undefined && hop.method !== 'GET' && hop.method !== 'HEAD') this.stream(upload, req);
-      else req.end(hop.payload);
+  private send(hop: Hop, upload: Readable | undefined, redirects: number, retried: boolean, streamResponse: boolean): void {
+    const { endpoint } = hop;
+    const { timeout, connectTimeout } = this.endpoint.options;
+    const request = endpoint.https ? httpsRequest : httpRequest;
+    // `timeout` arms the socket's own inactivity timer; connectTimeout is read by the pool's connect (context.ts).
+    const options = { host: endpoint.hostname, port: endpoint.port, method: hop.method, path: hop.path, headers: hop.headers, agent: this.ctx.agent(endpoint), servername: endpoint.servername ?? NO_SERVERNAME, timeout, connectTimeout };
+    const req = request(options as RequestOptions);
+    this.current = req;
+    if (this.cut !== undefined) req.destroy();
+    let answered = false;
+    // The listener stays for the request's whole life: an error after the answer (a stalled body) must not
+    // crash, and is the body's failure to report (when read whole) or the client's connection to cut.
+    req.on('error', (err) => {
+      if (answered) return;
+      // A pooled connection the backend closed while this request was on its way (the keep-alive race):
+      // an idempotent request that got no answer and whose body is at hand is sent once more, on a new one.
+      if (req.reusedSocket && !retried && this.cut === undefined && upload === undefined && IDEMPOTENT.has(hop.method)) {
+        this.send(hop, undefined, redirects, true, streamResponse);
+        return;
+      }
+      this.fail(err);
     });
+    req.on('timeout', this.onTimeout);
+    req.on('response', (res: IncomingMessage) => {
+      answered = true;
+      const next = upload === undefined && this.endpoint.options.followRedirects && redirects < MAX_REDIRECTS ? redirectTarget(hop, res) : undefined;
+      if (next === undefined) return this.answer(res, streamResponse);
+      res.resume();
+      this.send(next, undefined, redirects + 1, false, streamResponse);
+    });
+    if (upload !== undefined && hop.method !== 'GET' && hop.method !== 'HEAD') this.stream(upload, req);
+    else req.end(hop.payload);
+  }
+
+  /** The backend's answer becomes the exchange's; its body stays a stream, or is read whole first. */
+  private answer(res: IncomingMessage, streamResponse: boolean): void {
+    const { ex, ctx, endpoint } = this;
+    applyBackendResponse(ex, res, HeaderNames.RESPONSE_CODE);
+    const length = res.headers['content-length'] === undefined ? undefined : Number(res.headers['content-length']);
+    const body = new StreamedBody(res, length, (target) => readBackendBody(res, target, ctx.options.maxResponseSize, endpoint.origin).catch((err: unknown) => Promise.reject(this.failure(err))));
+    ex.message.body = body;
+    if (streamResponse) {
+      this.unwatchClient();
+      return this.resolve();
+    }
+    body.read(ex).then(
+      (value) => {
+        ex.message.body = value;
+        this.unwatchClient();
+        this.resolve();
+      },
+      (err: unknown) => {
+        this.unwatchClient();
+        this.reject(err);
+      },
+    );
+  }
+
+  private fail(cause: unknown): void {
+    this.unwatchClient();
+    this.reject(this.failure(cause));
+  }
+
+  private watchClient(): void {
+    const client = this.client;
+    if (client === undefined) return;
+    // Gone already (while its body was being looked at): the call is cut before it starts.
+    if (client.destroyed) return void (this.cut ??= 'client');
+    let calls = client[CALLS];
+    if (calls === undefined) {
+      const open = (calls = client[CALLS] = new Set());
+      client.once('close', () => {
+        for (const call of open) call.abort('client');
+      });
+    }
+    calls.add(this);
+  }
+
+  private unwatchClient(): void {
+    this.client?.[CALLS]?.delete(this);
   }
 
   /** Pipes the client's body to the backend, bounded by maxBodySize; a client that stops sending aborts the call. */
@@ -133,8 +195,9 @@ class BackendCall {
 
   private failure(cause: unknown): SvcError {
     if (cause instanceof SvcError) return cause;
-    const def: ErrorDef = this.cut === 'timeout' ? Errors.BACKEND_TIMEOUT : this.cut === 'tooLarge' ? Errors.BODY_TOO_LARGE : this.cut === 'client' ? Errors.BODY_ABORTED : Errors.BACKEND_FAILED;
-    const err = this.cut === 'tooLarge' ? svcError(def, this.ctx.maxBodySize) : svcError(def, this.endpoint.origin);
+    const cut = cause instanceof ConnectTimeout ? 'timeout' : this.cut;
+    const def: ErrorDef = cut === 'timeout' ? Errors.BACKEND_TIMEOUT : cut === 'tooLarge' ? Errors.BODY_TOO_LARGE : cut === 'client' ? Errors.BODY_ABORTED : Errors.BACKEND_FAILED;
+    const err = cut === 'tooLarge' ? svcError(def, this.ctx.maxBodySize) : svcError(def, this.endpoint.origin);
     // The operator's log (never the client) learns the cause: a refused connection, a certificate, a reset.
     err.stack = `${err.stack}\nCaused by: ${(cause as NodeJS.ErrnoException)?.code ?? ''} ${(cause as Error)?.message ?? String(cause)}`;
     return err;
@@ -142,8 +205,12 @@ class BackendCall {
 }
 
 const MAX_REDIRECTS = 20;
-/** RFC 9110 §9.2.2: methods a client may send again after a connection failure. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
+/** No SNI (http, or an IP address): said outright, else node's agent works it out again on every request. */
+const NO_SERVERNAME = '';
+/** RFC 9110 §9.2.2: methods a client may send again after a connection failure (QUERY: RFC 10008 §2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE', 'QUERY']);
+/** Methods node sends without framing when they carry no body (for the others it writes Content-Length: 0). */
+const BODILESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE']);
 
 /** The path and query sent: the endpoint's path (plus the request path with forwardPath), its own query, else the client's. */
 function targetPath(endpoint: BackendEndpoint, path: unknown, query: unknown): string {

@@ -36,6 +36,7 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
         const common = { keepAlive: true, maxSockets: options.maxConnections, maxFreeSockets: options.maxConnections, timeout: options.idleTimeout, scheduling: 'lifo' as const };
         const { ca, cert, key } = endpoint.options;
         agent = endpoint.https ? new HttpsAgent({ ...common, ...(ca && { ca }), ...(cert && key && { cert, key }) }) : new HttpAgent(common);
+        boundConnections(agent, endpoint.https);
         pools.set(endpoint.poolKey, agent);
       }
       return agent;
@@ -44,6 +45,27 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
       for (const agent of pools.values()) agent.destroy();
       pools.clear();
     },
+  };
+}
+
+/** A new connection (TCP, and TLS for https) that took longer than the request's connectTimeout. */
+export class ConnectTimeout extends Error {}
+
+/**
+ * New connections give up after the `connectTimeout` of the request that asked for them (a request option
+ * node passes through to here): one timer per new connection instead of a listener and a timer per request.
+ */
+function boundConnections(agent: HttpAgent, https: boolean): void {
+  const connect = agent.createConnection.bind(agent);
+  agent.createConnection = (options, callback) => {
+    const socket = connect(options, callback);
+    const limit = (options as { connectTimeout?: number }).connectTimeout;
+    if (socket == null || limit === undefined) return socket;
+    const timer = setTimeout(() => socket.destroy(new ConnectTimeout(`no connection within ${limit} ms`)), limit);
+    const settle = (): void => clearTimeout(timer);
+    socket.once(https ? 'secureConnect' : 'connect', settle);
+    socket.once('close', settle);
+    return socket;
   };
 }
 

@@ -29,6 +29,8 @@ export interface BackendEndpoint {
   readonly servername: string | undefined;
   /** `http://host:port`: the only part of the URI that error bodies name. */
   readonly origin: string;
+  /** The Host field sent: `host[:port]`, the port only when not the scheme's default. */
+  readonly host: string;
   /** The path the URI names, without a trailing `/` when forwardPath appends another. */
   readonly path: string;
   /** The query the URI keeps after its options are taken out, with `?`; empty when none. */
@@ -91,7 +93,7 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
   const path = options.forwardPath ? url.pathname.replace(/\/+$/, '') : url.pathname;
   const poolKey = `${url.origin}|${given.get('caFile') ?? ''}|${given.get('certFile') ?? ''}|${given.get('keyFile') ?? ''}`;
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  return { https, hostname, port: Number(url.port) || (https ? 443 : 80), servername: serverName(https, hostname), origin: url.origin, path, search, options, poolKey };
+  return { https, hostname, port: Number(url.port) || (https ? 443 : 80), servername: serverName(https, hostname), origin: url.origin, host: url.host, path, search, options, poolKey };
 }
 
 export function serverName(https: boolean, hostname: string): string | undefined {

@@ -1,7 +1,7 @@
 // The header rules of a proxy (RFC 9110 §7.6): hop-by-hop fields never cross, the backend learns who the
 // client was (RFC 7239 Forwarded, X-Forwarded-*), and both directions carry Via.
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { isIP, type BlockList } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { isIP, type BlockList, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { TOKEN } from '../../http/fields.js';
 import { isInternalName, type Exchange } from '../exchange.js';
@@ -24,42 +24,93 @@ function connectionListed(value: unknown): readonly string[] {
 }
 const NONE: readonly string[] = [];
 
+/** Request fields never copied: hop-by-hop ones and those the proxy writes itself. */
+const NOT_COPIED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...SET_BY_PROXY]);
+
 /**
- * The headers sent to the backend: the exchange's end-to-end headers (request headers and what routes set,
- * query and path parameters included, as Camel sends them), then Forwarded, X-Forwarded-* and Via.
+ * The headers sent to the backend, as the flat name/value list `http.request` takes without copying them
+ * into its own map: Host (the backend's `host[:port]`), the exchange's end-to-end headers (request headers
+ * and what routes set, query and path parameters included, as Camel sends them), then Forwarded,
+ * X-Forwarded-* and Via. Host comes first, so a redirect can point it elsewhere.
  */
-export function backendRequestHeaders(ex: Exchange, trusted: BlockList | undefined, contentLength: string | undefined): OutgoingHttpHeaders {
+export function backendRequestHeaders(ex: Exchange, host: string, trusted: BlockList | undefined, contentLength: string | undefined): string[] {
   const headers = ex.message.headers;
   const listed = connectionListed(headers.get('connection'));
-  const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers.toObject())) {
-    if (HOP_BY_HOP.has(name) || SET_BY_PROXY.has(name) || isInternalName(name) || value === undefined || value === null || listed.includes(name)) continue;
+  const out = ['host', host];
+  headers.forEach((value, name) => {
+    if (NOT_COPIED.has(name) || isInternalName(name) || value === undefined || value === null || (listed !== NONE && listed.includes(name))) return;
     const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : typeof value === 'number' ? String(value) : undefined;
     // Query and path parameters are headers too; one no header can carry (`?a%20b=1`, `%0D%0A`) is left out
     // instead of failing the whole call: the query string still carries it.
-    if (text !== undefined && TOKEN.test(name) && !UNSENDABLE.test(text)) out[name] = text;
-  }
-  if (contentLength !== undefined) out['content-length'] = contentLength;
+    if (text !== undefined && TOKEN.test(name) && !UNSENDABLE.test(text)) out.push(name, text);
+  });
+  if (contentLength !== undefined) out.push('content-length', contentLength);
   const req = ex.request;
   if (req !== undefined) addForwarding(out, req, trusted);
-  out.via = appendVia(headers.get('via'), req?.httpVersion ?? '1.1');
+  out.push('via', appendVia(headers.get('via'), req?.httpVersion ?? '1.1'));
   return out;
 }
 
-/** RFC 7239 and the X-Forwarded-* de-facto fields: appended to a trusted peer's values, else replacing them. */
-function addForwarding(out: OutgoingHttpHeaders, req: IncomingMessage, trusted: BlockList | undefined): void {
-  const peer = clientAddress(req.socket.remoteAddress);
-  const proto = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
-  const host = req.headers.host;
+/** The same list for another backend (a redirect): without the named fields, with the given Host. */
+export function redirectedHeaders(headers: readonly string[], host: string, without: readonly string[]): string[] {
+  const out = ['host', host];
+  for (let i = 2; i < headers.length; i += 2) if (!without.includes(headers[i]!)) out.push(headers[i]!, headers[i + 1]!);
+  return out;
+}
+
+/** What a client connection tells every request it carries, worked out on its first forwarded request. */
+interface ClientFacts {
+  readonly trusted: BlockList | undefined;
+  readonly peer: string;
+  readonly proto: string;
+  /** The peer is a trusted proxy: its Forwarded and X-Forwarded-* values are kept. */
+  readonly trust: boolean;
+  /** The RFC 7239 `for=` of the peer. */
+  readonly forPart: string;
+  /** The Forwarded element for the last Host seen on this connection (clients keep sending the same one). */
+  host: string | undefined;
+  element: string;
+}
+
+const CLIENT_FACTS = Symbol('svc.forwarding');
+type ClientSocket = Socket & { [CLIENT_FACTS]?: ClientFacts };
+const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
+
+function clientFacts(req: IncomingMessage, trusted: BlockList | undefined): ClientFacts {
+  const socket = req.socket as ClientSocket;
+  const known = socket[CLIENT_FACTS];
+  if (known !== undefined && known.trusted === trusted) return known;
+  const peer = clientAddress(socket.remoteAddress);
   const family = isIP(peer);
-  const trust = trusted !== undefined && family !== 0 && trusted.check(peer, family === 6 ? 'ipv6' : 'ipv4');
-  const h: IncomingHttpHeaders = trust ? req.headers : {};
-  const element = `for=${family === 6 ? `"[${peer}]"` : quoted(peer)}${host === undefined ? '' : `;host=${quoted(host)}`};proto=${proto}`;
-  out.forwarded = h.forwarded ? `${h.forwarded}, ${element}` : element;
-  out['x-forwarded-for'] = h['x-forwarded-for'] ? `${h['x-forwarded-for'] as string}, ${peer}` : peer;
-  out['x-forwarded-proto'] = (h['x-forwarded-proto'] as string | undefined) ?? proto;
+  const facts: ClientFacts = {
+    trusted,
+    peer,
+    proto: (socket as TLSSocket).encrypted ? 'https' : 'http',
+    trust: trusted !== undefined && family !== 0 && trusted.check(peer, family === 6 ? 'ipv6' : 'ipv4'),
+    forPart: `for=${family === 6 ? `"[${peer}]"` : quoted(peer)}`,
+    host: undefined,
+    element: '',
+  };
+  socket[CLIENT_FACTS] = facts;
+  return facts;
+}
+
+/** RFC 7239 and the X-Forwarded-* de-facto fields: appended to a trusted peer's values, else replacing them. */
+function addForwarding(out: string[], req: IncomingMessage, trusted: BlockList | undefined): void {
+  const facts = clientFacts(req, trusted);
+  const { peer, proto } = facts;
+  const host = req.headers.host;
+  if (facts.element === '' || facts.host !== host) {
+    facts.host = host;
+    facts.element = `${facts.forPart}${host === undefined ? '' : `;host=${quoted(host)}`};proto=${proto}`;
+  }
+  const element = facts.element;
+  const h = facts.trust ? req.headers : NO_HEADERS;
+  out.push('forwarded', h.forwarded ? `${h.forwarded}, ${element}` : element);
+  out.push('x-forwarded-for', h['x-forwarded-for'] ? `${h['x-forwarded-for'] as string}, ${peer}` : peer);
+  out.push('x-forwarded-proto', (h['x-forwarded-proto'] as string | undefined) ?? proto);
   const forwardedHost = (h['x-forwarded-host'] as string | undefined) ?? host;
-  if (forwardedHost !== undefined) out['x-forwarded-host'] = forwardedHost;
+  if (forwardedHost !== undefined) out.push('x-forwarded-host', forwardedHost);
 }
 
 /** `::ffff:10.0.0.1` (an IPv4 client on a dual-stack socket) is the IPv4 address; an unknown peer is RFC 7239's `unknown`. */
@@ -73,8 +124,10 @@ function quoted(value: string): string {
   return TOKEN.test(value) ? value : `"${value.replace(/["\\]/g, '\\$&')}"`;
 }
 
+const OWN_VIA_11 = `1.1 ${VIA_NAME}`;
+
 function appendVia(previous: unknown, version: string): string {
-  const own = `${version} ${VIA_NAME}`;
+  const own = version === '1.1' ? OWN_VIA_11 : `${version} ${VIA_NAME}`;
   return typeof previous === 'string' && previous !== '' ? `${previous}, ${own}` : own;
 }
 

@@ -1,14 +1,16 @@
 // followRedirects=true: where a 3xx answer leads, with the method and headers the next request keeps
 // (as fetch does: 303, and 301/302 after POST, become GET without a body; credentials stay on their origin).
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { serverName, type BackendEndpoint } from './endpoint.js';
+import { redirectedHeaders } from './headers.js';
 
 /** One request of a forwarded call: where it goes and what it sends. */
 export interface Hop {
   endpoint: BackendEndpoint;
   path: string;
   method: string;
-  headers: OutgoingHttpHeaders;
+  /** Flat name/value list, Host first (see backendRequestHeaders). */
+  headers: string[];
   payload: string | Buffer | undefined;
 }
 
@@ -27,18 +29,17 @@ export function redirectTarget(hop: Hop, res: IncomingMessage): Hop | undefined 
   if (!URL.canParse(location, base)) return undefined;
   const url = new URL(location, base);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  const headers = { ...hop.headers };
-  let { method, payload } = hop;
+  let { method, payload, headers } = hop;
   if (res.statusCode === 303 ? method !== 'HEAD' : (res.statusCode === 301 || res.statusCode === 302) && method === 'POST') {
     method = 'GET';
     payload = undefined;
-    for (const name of BODY_FIELDS) delete headers[name];
+    headers = redirectedHeaders(headers, from.host, BODY_FIELDS);
   }
   if (url.origin === from.origin) return { endpoint: from, path: `${url.pathname}${url.search}`, method, headers, payload };
   // Another origin: never from https down to http, and without what identifies the facade to its own backend.
   const https = url.protocol === 'https:';
   if (from.https && !https) return undefined;
-  for (const name of CREDENTIALS) delete headers[name];
+  headers = redirectedHeaders(headers, url.host, CREDENTIALS);
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const endpoint: BackendEndpoint = {
     ...from,
@@ -47,6 +48,7 @@ export function redirectTarget(hop: Hop, res: IncomingMessage): Hop | undefined 
     port: Number(url.port) || (https ? 443 : 80),
     servername: serverName(https, hostname),
     origin: url.origin,
+    host: url.host,
     options: { ...from.options, cert: undefined, key: undefined },
     // One pool for all the origins this endpoint redirects to: a backend's Location cannot grow the pools.
     poolKey: `redirected ${url.protocol} ${from.poolKey}`,

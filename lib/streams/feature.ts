@@ -1,0 +1,71 @@
+// The sequence stage of operations that declare a sequential media type (request or response); decided per
+// operation at startup, so every other operation runs exactly as before.
+import type { ServerResponse } from 'node:http';
+import { findDeclaredMediaType } from '../http/negotiation.js';
+import type { Feature, SequenceStage } from '../pipeline/stages.js';
+import type { Exchange } from '../routes/exchange.js';
+import { createDecoder } from './decode.js';
+import { isSequential, sequenceKind } from './media.js';
+import { RequestItems } from './request-items.js';
+import { compileFrame, isItemSource } from './response.js';
+
+const MAX_CACHED_CONTENT_TYPES = 32;
+
+/** The request items of each exchange that has some, for `settle`. */
+const requestItems = new WeakMap<Exchange, RequestItems>();
+
+export const sequenceFeature: Feature = (op, disposition, ctx) => {
+  if (!op.consumes.some(isSequential) && !op.produces.some(isSequential)) return undefined;
+  const { maxBodySize, maxItemSize } = ctx.serverOptions;
+  const declared = compileSequentialMatch(op.consumes);
+  return {
+    sequence: (checks): SequenceStage => ({
+      // Only routes read items; a mocked or ignored operation echoes or ignores the bytes, read whole.
+      accepts: disposition === 'route' ? (req) => declared(req.headers['content-type']) !== undefined : undefined,
+      open(req, ex) {
+        const contentType = req.headers['content-type']!;
+        const items = new RequestItems(req, () => createDecoder(sequenceKind(contentType)!, contentType, maxItemSize), {
+          declared: declared(contentType)!,
+          maxBodySize,
+          maxItemSize,
+          checks,
+        });
+        requestItems.set(ex, items);
+        return items;
+      },
+      settle,
+      frame: compileFrame(op, ctx.logger, checks),
+    }),
+  };
+};
+
+/**
+ * Before the answer: the items of the request the route left unread are read (and checked) first, so an
+ * invalid or malformed one still gets its 400 instead of the route's answer. A streamed answer starts at
+ * once instead (it may be reading them itself), and its connection closes after it, unless the answer is
+ * the request's items themselves (written back as they are read, so all of them are).
+ */
+function settle(ex: Exchange, res: ServerResponse): void | Promise<void> {
+  const items = requestItems.get(ex);
+  if (items === undefined || items.finished) return;
+  const body = ex.message.body;
+  if (body === items) return;
+  if (isItemSource(body)) {
+    res.setHeader('connection', 'close');
+    return;
+  }
+  return items.collect().then(() => undefined);
+}
+
+/** Content-Type → the declared sequential media type it matches, or undefined. */
+function compileSequentialMatch(consumes: readonly string[]): (contentType: string | undefined) => string | undefined {
+  const cache = new Map<string, string | undefined>();
+  return (contentType) => {
+    if (contentType === undefined) return undefined;
+    if (cache.has(contentType)) return cache.get(contentType);
+    const found = isSequential(contentType) ? findDeclaredMediaType(consumes, contentType) : undefined;
+    if (cache.size >= MAX_CACHED_CONTENT_TYPES) cache.clear();
+    cache.set(contentType, found);
+    return found;
+  };
+}

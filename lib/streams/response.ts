@@ -1,0 +1,121 @@
+// Answers made of items: a route's async iterable (or generator) is written item by item as it produces
+// them, framed in the negotiated sequential media type, through the streamed-body path a backend's answer
+// takes (lib/http/respond.ts writeStreamed): the client going away destroys the stream, which ends the
+// iteration (`return()`). An array is framed the same way when the answer's media type is sequential.
+import { Readable } from 'node:stream';
+import type { Operation } from '../contract/operations.js';
+import { responsesByCode, responseForStatus } from '../contract/responses.js';
+import { Errors, SvcError } from '../errors.js';
+import { compileNegotiator } from '../http/negotiation.js';
+import type { Logger } from '../log.js';
+import type { ItemChecks } from '../pipeline/stages.js';
+import { HeaderNames, type Exchange } from '../routes/exchange.js';
+import { StreamedBody } from '../routes/streamed-body.js';
+import { Violations } from '../validation/violations.js';
+import { createEncoder, type ItemEncoder } from './encode.js';
+import { isSequential, sequenceKind } from './media.js';
+
+type ItemSource = AsyncIterable<unknown> | Iterable<unknown>;
+type ItemCheck = (item: unknown, index: number) => void;
+
+const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
+const DEFAULT_TYPE = 'application/jsonl';
+
+/** An async iterable or a generator (not an array, a string or a byte stream): an answer of items. */
+export function isItemSource(body: unknown): body is ItemSource {
+  if (body === null || typeof body !== 'object' || body instanceof Readable || body instanceof StreamedBody) return false;
+  return Symbol.asyncIterator in body || (Symbol.iterator in body && typeof (body as { next?: unknown }).next === 'function');
+}
+
+interface Offers {
+  /** Among all the media types declared for the status. */
+  any: (accept: string | undefined) => string | undefined;
+  /** Among its sequential ones. */
+  sequential: (accept: string | undefined) => string | undefined;
+}
+
+export function compileFrame(op: Operation, logger: Logger, checks: ItemChecks | undefined): (ex: Exchange) => void {
+  const byCode = responsesByCode(op, (response): Offers => {
+    const types = Object.keys(response.value.content ?? {}).filter((t) => !t.includes('*'));
+    return { any: compileNegotiator(types), sequential: compileNegotiator(types.filter(isSequential)) };
+  });
+  const declaredType = op.produces.find(isSequential);
+  const fail = (err: unknown, index: number): void => {
+    const where = `${op.method} ${op.path} (direct:${op.id})`;
+    if (err instanceof SvcError && err.status < 500) logger.warn(`${where}: the streamed answer stopped at item ${index}: ${err.message}`);
+    else if (err instanceof SvcError) logger.error(`${where}: item ${index} of the streamed answer does not conform to the contract, so the stream was cut: ${(err.errors ?? []).map((v) => `${v.pointer} ${v.message}`).join('; ')}`);
+    else logger.error(`${where}: the streamed answer failed at item ${index}, so the stream was cut: ${(err as Error)?.stack ?? String(err)}`);
+  };
+
+  return (ex) => {
+    const body = ex.message.body;
+    const items = isItemSource(body) ? body : Array.isArray(body) ? body : undefined;
+    if (items === undefined) return;
+    const headers = ex.message.headers;
+    const code = headers.get(RESPONSE_CODE);
+    const status = code === undefined || code === null || code === '' ? '200' : String(code);
+    const written = headers.writtenNames().includes('content-type') ? headers.get('content-type') : undefined;
+    const accept = ex.request?.headers.accept;
+    let type = typeof written === 'string' && isSequential(written) ? written : undefined;
+    if (type === undefined) {
+      const offers = responseForStatus(byCode, status);
+      if (Array.isArray(items)) {
+        // An array is a JSON array unless the answer's negotiated media type is a sequential one (and the
+        // route named no other).
+        if (written !== undefined) return;
+        type = offers?.any(accept);
+        if (type === undefined || !isSequential(type)) return;
+      } else {
+        const requestType = ex.request?.headers['content-type'];
+        type = offers?.sequential(accept) ?? declaredType ?? (requestType !== undefined && isSequential(requestType) ? requestType : DEFAULT_TYPE);
+      }
+    }
+    const kind = sequenceKind(type)!;
+    const encoder = createEncoder(kind, type);
+    headers.set('content-type', encoder.contentType);
+    // Events are live: no cache (or proxy) may keep them, unless the route says otherwise.
+    if (kind === 'sse' && !headers.writtenNames().includes('cache-control')) headers.set('cache-control', 'no-cache');
+    let check: ItemCheck | undefined;
+    if (checks?.response !== undefined) {
+      const checkResponse = checks.response;
+      check = (item, index) => {
+        const out = new Violations();
+        checkResponse(status, type!, item, index, out);
+        if (out.size > 0) throw new SvcError(Errors.INVALID_RESPONSE, [], out.items);
+      };
+    }
+    const source = ex.request?.method === 'HEAD' ? headOnly(items) : items;
+    ex.message.body = new StreamedBody(Readable.from(frames(source, encoder, check, fail), { objectMode: false }), undefined, notReadWhole);
+  };
+}
+
+/**
+ * The frames, each made when its item arrives. A failure (the route's, or an item that does not conform)
+ * is logged and ends the stream with an error, which cuts the connection: a client never mistakes a cut
+ * stream for a complete one.
+ */
+async function* frames(items: ItemSource, encoder: ItemEncoder, check: ItemCheck | undefined, fail: (err: unknown, index: number) => void): AsyncGenerator<string | Buffer> {
+  let index = 0;
+  try {
+    for await (const item of items) {
+      check?.(item, index);
+      yield encoder.frame(item);
+      index++;
+    }
+  } catch (err) {
+    fail(err, index);
+    throw err;
+  }
+  if (encoder.close !== '') yield encoder.close;
+}
+
+/** A HEAD answer has no body: the items are never produced (a generator is closed unstarted). */
+function headOnly(items: ItemSource): ItemSource {
+  const close = (items as { return?: () => unknown }).return;
+  if (typeof close === 'function') void Promise.resolve(close.call(items)).catch(() => undefined);
+  return [];
+}
+
+function notReadWhole(): Promise<unknown> {
+  return Promise.reject(new Error('a stream of items is written as it is produced, never read whole'));
+}

@@ -1,0 +1,56 @@
+// The value of OpenAPI 3.2's `in: querystring` parameter: the whole query string read as its one `content`
+// media type. Form-encoded (`application/x-www-form-urlencoded`) it is an object built like a form body
+// (per the schema's properties and the media type's `encoding`, scalars typed by their schemas); JSON is
+// the percent-decoded text parsed; any other type is the decoded text, typed by the schema.
+import type { Operation, Parameter } from '../contract/operations.js';
+import type { RefResolver } from '../contract/refs.js';
+import { essence, isJsonMediaType } from '../http/negotiation.js';
+import { parseQuery } from '../http/query.js';
+import { formObject, type Encoding } from './bodies.js';
+import { shapeOf } from './coerce.js';
+import { Unreadable } from './parameters.js';
+
+/**
+ * Reads one request's query (without `?`): undefined when it is empty (the parameter is absent), an
+ * Unreadable when it is not of the declared media type, else the parsed value.
+ */
+export type QuerystringRead = (query: string) => unknown;
+
+/** An operation's `in: querystring` parameter: its name and its reader; undefined when it has none. */
+export interface OperationQuerystring {
+  name: string;
+  read: QuerystringRead;
+}
+
+export function operationQuerystring(op: Operation, refs: RefResolver): OperationQuerystring | undefined {
+  const param = op.parameters.find((p) => p.in === 'querystring');
+  return param === undefined ? undefined : { name: param.name, read: compileQuerystring(param, refs) };
+}
+
+export function compileQuerystring(param: Parameter, refs: RefResolver): QuerystringRead {
+  const type = param.contentType ?? '';
+  // The shape is looked up on first use: most operations never see a query.
+  const shape = () => shapeOf(param.schema, param.uri, refs);
+  if (essence(type) === 'application/x-www-form-urlencoded') {
+    const encoding = (param.media?.encoding ?? {}) as Encoding;
+    return (query) => (query === '' ? undefined : formObject(parseQuery(query), shape(), encoding, false));
+  }
+  const notEncoded = new Unreadable('is not a valid percent-encoded query string');
+  const unreadable = new Unreadable(`is not valid ${type}`);
+  const json = isJsonMediaType(type);
+  return (query) => {
+    if (query === '') return undefined;
+    let text: string;
+    try {
+      text = decodeURIComponent(query);
+    } catch {
+      return notEncoded;
+    }
+    if (!json) return shape().scalar(text);
+    try {
+      return JSON.parse(text);
+    } catch {
+      return unreadable;
+    }
+  };
+}

@@ -8,6 +8,7 @@ import { setOption } from './config/model.js';
 import { Errors, SvcError, svcError } from './errors.js';
 import { buildFacade } from './facade.js';
 import { consoleLogger, createLogger, silentLogger } from './log.js';
+import { collectStartupGarbage } from './startup-garbage.js';
 
 const USAGE = `Usage: svc-facade [options] FILE...
 
@@ -96,6 +97,7 @@ async function main(argv: readonly string[]): Promise<void> {
   process.once('SIGTERM', stop).once('SIGINT', stop);
   if (!quiet && facade.managementAddress) logger.info(`health and metrics on ${url(facade.managementAddress)}`);
   if (!quiet) logger.info(`listening on ${url(address)}`);
+  collectStartupGarbage();
 }
 
 // An IPv6 address goes in brackets, so the printed line is a usable URL (RFC 3986 §3.2.2).

@@ -193,6 +193,7 @@ export const SCENARIOS = [
 const CACHE_DIR = join(tmpdir(), `svc-facade-bench-cache-${process.pid}`);
 const STARTUP = [
   { name: 'Petstore, validation on: facade', command: main, args: [bench('route.yaml')], env: VALIDATING, path: '/api/v3/pet/1' },
+  { name: 'Petstore, validation on: facade, no code cache', command: main, args: [bench('route.yaml')], env: { ...VALIDATING, SVC_CODE_CACHE: 'off' }, path: '/api/v3/pet/1' },
   { name: 'Petstore, validation on: fastify-openapi-glue', peer: 'glue', path: '/api/v3/pet/1' },
   { name: 'Petstore: bare node:http', command: bench('bare-server.mjs'), args: [], path: '/api/v3/pet/1' },
   { name: 'github-rest-2020 (JSON, 3.0 MB, 623 ops)', command: main, args: [bench('github.yaml')], env: { SVC_CONTRACT_CACHE: 'off' }, path: '/meta' },

@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 // `npm run build`: tsc type-checks lib/ and writes the declarations (dist/**/*.d.ts); esbuild bundles the
-// two entry points, dist/main.js (the CLI) and dist/index.js (the API), with the code they share in one
-// chunk, so that starting costs a few file reads instead of hundreds (ESM and CommonJS load each file on
-// its own; yaml, find-my-way and saxes are a hundred, ajv two hundred): the import drops from about 95 ms to
-// about 25 ms, and validation's from about 60 ms to about 12 ms. Code imported only when used (validation
-// with ajv) gets a chunk of its own. jose stays an external package; tsx is an optional peer, loaded only
-// for .ts modules. The licences of what is bundled go to dist/THIRD-PARTY-LICENSES.md.
+// CLI (lib/main.ts) and the API (lib/index.ts) with every runtime dependency (jose too) into one CommonJS
+// file, dist/svc-facade.cjs, so that starting costs one file read instead of hundreds (ESM and CommonJS load
+// each file on its own; yaml, find-my-way and saxes are a hundred, ajv two hundred). That file is one
+// function expression: dist/load.js compiles it with vm.Script and V8's code cache dist/svc-facade.v8cache,
+// which scripts/bundle/warm-up.mjs writes last, after a Petstore start and its first requests (compiling the
+// bundle was most of a start). dist/main.js (the bin) and dist/index.js (the API, ESM) are small files
+// over dist/load.js, so a route module importing `svc-facade` under the CLI gets the same RouteBuilder and
+// SvcError classes the CLI checks with instanceof. Modules used only sometimes (validation with ajv) stay in
+// the bundle but run only when imported. tsx is an optional peer, imported only for .ts modules. The
+// licences of what is bundled go to dist/THIRD-PARTY-LICENSES.md.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -17,25 +21,41 @@ const dist = join(root, 'dist');
 
 rmSync(dist, { recursive: true, force: true });
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json'), '--emitDeclarationOnly'], { stdio: 'inherit' });
+// The bundle's entry: the public API, and the CLI, whose module runs main() when imported, so only on runCli().
+const entry = "export * from './lib/index.ts';\nexport const runCli = () => import('./lib/main.ts');\n";
 const result = await build({
-  entryPoints: { main: join(root, 'lib/main.ts'), index: join(root, 'lib/index.ts') },
-  outdir: dist,
+  stdin: { contents: entry, resolveDir: root, sourcefile: 'svc-facade-entry.ts', loader: 'ts' },
+  outfile: join(dist, 'svc-facade.cjs'),
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
+  minifyWhitespace: true,
+  minifySyntax: true,
   platform: 'node',
   target: 'node20',
-  external: ['jose', 'tsx', 'tsx/*'],
-  // Shared code keeps one module instance: a route module importing `svc-facade` under the CLI gets the
-  // same RouteBuilder and SvcError classes the CLI checks with instanceof.
-  chunkNames: 'chunks/[name]-[hash]',
-  // Bundled CommonJS dependencies require() node builtins; ESM has no require of its own.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  external: ['tsx', 'tsx/*'],
+  // One function expression (see dist/load.js); __svcImport is the host's import() (lib/external-import.ts).
+  banner: { js: '(function (exports, require, module, __filename, __dirname, __svcImport) {' },
+  footer: { js: '})' },
+  // lib/main.ts reads ../package.json next to dist/ for --version.
+  define: { 'import.meta.url': '__svcImportMetaUrl' },
+  inject: [join(root, 'scripts/bundle/import-meta-url.js')],
   sourcemap: 'linked',
-  sourcesContent: false, // the maps point into lib/ and node_modules/; they need not carry them
+  sourcesContent: false, // the map points into lib/ and node_modules/; it need not carry them
   metafile: true,
   logLevel: 'warning',
 });
+// import() inside the vm.Script throws (no loader): external modules go through lib/external-import.ts, the
+// one import() left in the bundle (its fallback under tsx). Fail here rather than in a user's start.
+const imports = readFileSync(join(dist, 'svc-facade.cjs'), 'utf8').match(/(?<![\w$.])import\(/g) ?? [];
+if (imports.length !== 1) throw new Error(`dist/svc-facade.cjs has ${imports.length} import() calls; import external modules with importExternal (lib/external-import.ts)`);
+copyFileSync(join(root, 'scripts/bundle/load.mjs'), join(dist, 'load.js'));
+const { api } = await import(pathToFileURL(join(dist, 'load.js')).href);
+const names = Object.keys(api).filter((name) => name !== 'runCli').sort();
+writeFileSync(join(dist, 'index.js'), `// svc-facade's public API (types: index.d.ts), from the bundle dist/load.js runs.\nimport { api } from './load.js';\n\nexport const { ${names.join(', ')} } = api;\n`);
+writeFileSync(join(dist, 'main.js'), "#!/usr/bin/env node\n// The svc-facade CLI (lib/main.ts), from the bundle dist/load.js runs.\nimport { api } from './load.js';\n\napi.runCli();\n");
+chmodSync(join(dist, 'main.js'), 0o755);
+// A child process: the cache must come from a plain `node` (V8 rejects a cache made under other flags).
+execFileSync(process.execPath, [join(root, 'scripts/bundle/warm-up.mjs'), dist, join(root, 'config.yaml')], { stdio: 'inherit' });
 writeFileSync(join(dist, 'THIRD-PARTY-LICENSES.md'), thirdPartyLicenses(Object.keys(result.metafile.inputs)));
 
 /** Name, version, licence and licence text of every package a bundle took files from. */

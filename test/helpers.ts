@@ -1,4 +1,5 @@
 // Shared test helpers: real facades on real loopback ports, real files.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -41,4 +42,30 @@ export function tempDir(files: Record<string, string | Buffer> = {}): string {
     writeFileSync(path, content);
   }
   return dir;
+}
+
+/** A CLI started as a child process (`node dist/main.js`, the packed bin): its output so far and its exit code. */
+export interface StartedCli {
+  child: ChildProcess;
+  output: { stdout: string; stderr: string };
+  exited: Promise<number | null>;
+  /** Waits (at most 30 s) for its `listening on http://127.0.0.1:PORT` line; the origin. */
+  listening(): Promise<string>;
+}
+
+export function startCli(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): StartedCli {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (d: Buffer) => (output.stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output.stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const listening = async (): Promise<string> => {
+    for (const deadline = Date.now() + 30_000; ; ) {
+      const port = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/m.exec(output.stdout)?.[1];
+      if (port !== undefined) return `http://127.0.0.1:${port}`;
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no listening line: ${output.stdout} ${output.stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  return { child, output, exited, listening };
 }

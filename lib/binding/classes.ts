@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import type { FacadeConfig } from '../config/model.js';
 import { locateResource, resourceRoots } from '../contract/resources.js';
 import { Errors, svcError } from '../errors.js';
+import { importExternal } from '../external-import.js';
 
 /** A class a body can become: constructed without arguments, or through its `static fromJSON(obj)`. */
 export type BindingClass = (new () => object) & { fromJSON?: (value: unknown) => unknown };
@@ -82,7 +83,7 @@ function moduleFiles(dir: string): string[] {
 async function importModule(file: string): Promise<Record<string, unknown>> {
   if (file.endsWith('.ts')) await ensureTypeScriptLoader(file);
   try {
-    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    return (await importExternal(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (err) {
     throw svcError(Errors.BINDING_SCAN, file, `cannot import: ${String((err as Error)?.message ?? err).split('\n')[0]}`);
   }

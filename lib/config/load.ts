@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Errors, SvcError, svcError } from '../errors.js';
+import { importExternal } from '../external-import.js';
 import { applyEnvironment } from './env.js';
 import { RouteBuilder } from './fluent.js';
 import { emptyConfig, type FacadeConfig } from './model.js';
@@ -63,7 +64,7 @@ async function applyModule(config: FacadeConfig, file: string): Promise<void> {
   if (/\.m?ts$/.test(file)) await ensureTypeScriptLoader(file);
   let mod: { default?: unknown };
   try {
-    mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    mod = (await importExternal(pathToFileURL(file).href)) as { default?: unknown };
   } catch (err) {
     throw svcError(Errors.CONFIG_FILE, file, `cannot import: ${((err as Error)?.message ?? String(err)).split('\n')[0]}`);
   }

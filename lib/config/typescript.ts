@@ -1,6 +1,7 @@
 // Loading user TypeScript modules (route builders, binding classes) under plain `node dist/main.js`.
 // tsx is an optional peer dependency: only users with `.ts` modules install it.
 import { Errors, svcError } from '../errors.js';
+import { importExternal } from '../external-import.js';
 
 let loader: Promise<boolean> | undefined;
 
@@ -11,7 +12,7 @@ let loader: Promise<boolean> | undefined;
  */
 export async function ensureTypeScriptLoader(file: string): Promise<void> {
   if (process.execArgv.some((arg) => arg.includes('tsx'))) return;
-  loader ??= Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(
+  loader ??= Promise.all([importExternal('tsx/esm/api') as Promise<typeof import('tsx/esm/api')>, importExternal('tsx/cjs/api') as Promise<typeof import('tsx/cjs/api')>]).then(
     ([esm, cjs]) => {
       esm.register();
       cjs.register();

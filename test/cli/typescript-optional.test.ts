@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { PETSTORE, ROOT, tempDir } from '../helpers.js';
 
-const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
 const ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_') && k !== 'NODE_OPTIONS'));
 
 const ROUTES_TS = `import { RouteBuilder, type Exchange } from 'svc-facade';
@@ -29,7 +29,7 @@ function installedApp(files: Record<string, string>, extra: string[] = []): { ap
   mkdirSync(join(pkg, 'node_modules'), { recursive: true });
   cpSync(join(ROOT, 'dist'), join(pkg, 'dist'), { recursive: true });
   cpSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
-  for (const name of [...Object.keys(PACKAGE.dependencies), ...extra]) symlinkSync(join(ROOT, 'node_modules', name), join(pkg, 'node_modules', name), 'dir');
+  for (const name of [...Object.keys(PACKAGE.dependencies ?? {}), ...extra]) symlinkSync(join(ROOT, 'node_modules', name), join(pkg, 'node_modules', name), 'dir');
   return { app, main: join(pkg, 'dist/main.js') };
 }
 

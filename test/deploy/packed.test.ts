@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, tempDir } from '../helpers.js';
+import { ROOT, startCli, tempDir } from '../helpers.js';
 
 /** The environment without npm's lifecycle variables (`npm test` sets them) and without svc options. */
 const ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(npm_|SVC_|NODE_OPTIONS$)/i.test(k)));
@@ -43,20 +43,9 @@ test('npm pack, npm install --omit=dev of the tarball in an empty folder, then i
   const bin = join(modules, '.bin/svc-facade');
   assert.equal((await run(bin, ['--version'], app)).stdout, `svc-facade ${version}\n`);
 
-  const child = spawn(bin, [join(modules, 'svc-facade/config.yaml'), '--port', '0', '--host', '127.0.0.1'], { cwd: app, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const { child, output, exited, listening } = startCli(bin, [join(modules, 'svc-facade/config.yaml'), '--port', '0', '--host', '127.0.0.1'], { cwd: app, env: ENV });
   try {
-    let port: string | undefined;
-    for (const deadline = Date.now() + 30_000; port === undefined; ) {
-      port = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/m.exec(stdout)?.[1];
-      assert.ok(Date.now() < deadline && child.exitCode === null, `no listening line: ${stdout} ${stderr}`);
-      if (port === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const origin = `http://127.0.0.1:${port}`;
+    const origin = await listening();
     const pet = await fetch(`${origin}/api/v3/pet/7`);
     assert.equal(pet.status, 200);
     assert.deepEqual(await pet.json(), { id: 7, name: 'doggie', status: 'available', photoUrls: [] });
@@ -68,7 +57,7 @@ test('npm pack, npm install --omit=dev of the tarball in an empty folder, then i
     assert.equal(((await ready.json()) as { status: string }).status, 'UP');
     assert.match(await (await fetch(`${origin}/observe/metrics`)).text(), /^svc_http_requests_total\{operationId="getPetById",method="GET",status_class="2xx"\} 1$/m);
     child.kill('SIGTERM');
-    assert.equal(await exited, 0, stderr);
+    assert.equal(await exited, 0, output.stderr);
   } finally {
     child.kill('SIGKILL');
   }

@@ -7,6 +7,7 @@
 //
 //   npm run bench                                  all scenarios: 3 rounds of 3 s per server
 //   node scripts/bench.mjs --only login --rounds 5 --duration 5     scenarios whose key or name contains "login"
+//   node scripts/bench.mjs --only peer-a,mock      scenarios matching any of the comma-separated texts
 //   node scripts/bench.mjs --only startup          only the startup figures
 //   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy)
 //   node scripts/bench.mjs --only stripe           only the startup figures whose name contains "stripe"
@@ -148,10 +149,11 @@ const opt = (name, fallback) => {
 const duration = Number(opt('duration', 3));
 const rounds = Number(opt('rounds', 3));
 const connections = Number(opt('connections', 50));
-const only = opt('only', undefined);
+// A comma-separated list: scenarios matching any of the texts.
+const only = opt('only', undefined)?.split(',');
 const withPeers = !args.includes('--no-peers');
-const selected = (key, name) => only === undefined || key.includes(only) || name.includes(only);
-const startupSelected = (s) => selected('startup', 'startup') || s.name.includes(only);
+const selected = (key, name) => only === undefined || only.some((o) => key.includes(o) || name.includes(o));
+const startupSelected = (s) => selected('startup', 'startup') || (only !== undefined && only.some((o) => s.name.includes(o)));
 
 function start(command, commandArgs, env = {}) {
   return new Promise((resolve, reject) => {

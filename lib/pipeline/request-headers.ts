@@ -11,6 +11,7 @@ const METHOD = HeaderNames.METHOD.toLowerCase();
 const PATH = HeaderNames.PATH.toLowerCase();
 const URI = HeaderNames.URI.toLowerCase();
 const QUERY = HeaderNames.QUERY.toLowerCase();
+const REQUEST_NAMES = [METHOD, PATH, URI, QUERY];
 
 export class RequestHeaders implements LazyRequestHeaders {
   constructor(
@@ -43,10 +44,14 @@ export class RequestHeaders implements LazyRequestHeaders {
     for (const [name, value] of this.queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
     // After the query: a query parameter cannot replace the request id or the trace context.
     tagExchange(this.req, this.res, headers);
-    headers.setIncoming(METHOD, this.req.method);
-    headers.setIncoming(PATH, this.path.slice(this.prefixLength));
-    headers.setIncoming(URI, this.path);
-    headers.setIncoming(QUERY, this.query);
+    for (const name of REQUEST_NAMES) headers.setIncoming(name, this.requestName(name));
+  }
+
+  requestName(key: string): unknown {
+    if (key === PATH) return this.path.slice(this.prefixLength);
+    if (key === METHOD) return this.req.method;
+    if (key === URI) return this.path;
+    return key === QUERY ? this.query : undefined;
   }
 }
 

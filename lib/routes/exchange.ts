@@ -35,7 +35,12 @@ export class Headers {
     const key = name.toLowerCase();
     const own = this.overlay.get(key);
     if (own !== undefined || this.overlay.has(key)) return own;
-    if (this.pending !== undefined && (!isInternalName(key) || REQUEST_NAMES.has(key))) return this.fill().get(key);
+    if (this.pending !== undefined) {
+      // The SvcHttp* request names come straight from the request: reading one (the mock reads the path)
+      // need not fill in every header and query parameter.
+      if (REQUEST_NAMES.has(key)) return this.pending.requestName(key);
+      if (!isInternalName(key)) return this.fill().get(key);
+    }
     return this.incomingValue(key);
   }
 
@@ -110,6 +115,8 @@ export interface LazyRequestHeaders {
    * four SvcHttp* request names (so reading others, like the response code, need not fill).
    */
   fill(headers: Headers): void;
+  /** The value `fill` gives one of the four SvcHttp* request names (lower-cased), without filling. */
+  requestName(key: string): unknown;
 }
 
 /** Sets an own property, also for a client-chosen name like `__proto__` (an assignment would set the prototype). */

@@ -12,7 +12,10 @@ function source(): LazyRequestHeaders & { fills: number } {
       this.fills++;
       headers.setIncoming('q', 'query');
       headers.setIncoming('x-both', ['header', 'query']);
-      headers.setIncoming('SvcHttpMethod', 'GET');
+      headers.setIncoming('SvcHttpMethod', this.requestName('svchttpmethod'));
+    },
+    requestName(key: string) {
+      return key === 'svchttpmethod' ? 'GET' : undefined;
     },
   };
 }
@@ -35,8 +38,17 @@ test('writing and reading written or internal names does not fill; reading anyth
   assert.deepEqual(h.writtenNames(), ['content-type', 'q']);
 });
 
-test('an internal request name, has, delete and toObject fill first', () => {
-  assert.equal(Headers.lazy(source()).get('SvcHttpMethod'), 'GET');
+test('an internal request name is read without filling; has, delete and toObject fill first', () => {
+  const s = source();
+  const lazy = Headers.lazy(s);
+  assert.equal(lazy.get('SvcHttpMethod'), 'GET');
+  assert.equal(lazy.get('SvcHttpPath'), undefined);
+  assert.equal(s.fills, 0);
+  lazy.set('SvcHttpMethod', 'POST');
+  assert.equal(lazy.get('svchttpmethod'), 'POST', 'what a route wrote stays on top');
+  assert.equal(lazy.get('accept'), 'text/plain');
+  assert.equal(lazy.get('SvcHttpMethod'), 'POST', 'and stays on top after the fill');
+  assert.equal(s.fills, 1);
   assert.equal(Headers.lazy(source()).has('accept'), true);
   const deleted = Headers.lazy(source());
   deleted.delete('q');

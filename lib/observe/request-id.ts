@@ -41,6 +41,9 @@ export function withRequestId<T extends Record<string, unknown>>(res: ServerResp
   return id === undefined ? headers : { [REQUEST_ID_HEADER]: id, ...headers };
 }
 
+/** The exchange header names tagExchange sets. */
+export const TAGGED_NAMES: ReadonlySet<string> = new Set([REQUEST_ID_HEADER, 'traceparent', 'tracestate']);
+
 /** The exchange gets the request id the response carries, and only a trace context that parses. */
 export function tagExchange(req: IncomingMessage, res: ServerResponse, headers: Headers): void {
   const id = requestIdOf(res);

@@ -4,8 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseQuery, type Pairs } from '../http/query.js';
 import { PARAM_KEYS } from '../http/router.js';
-import { tagExchange } from '../observe/request-id.js';
-import { HeaderNames, isInternalName, type Headers, type LazyRequestHeaders } from '../routes/exchange.js';
+import { TAGGED_NAMES, tagExchange } from '../observe/request-id.js';
+import { HeaderNames, isInternalName, NEEDS_FILL, type Headers, type LazyRequestHeaders } from '../routes/exchange.js';
 
 const METHOD = HeaderNames.METHOD.toLowerCase();
 const PATH = HeaderNames.PATH.toLowerCase();
@@ -44,14 +44,18 @@ export class RequestHeaders implements LazyRequestHeaders {
     for (const [name, value] of this.queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
     // After the query: a query parameter cannot replace the request id or the trace context.
     tagExchange(this.req, this.res, headers);
-    for (const name of REQUEST_NAMES) headers.setIncoming(name, this.requestName(name));
+    for (const name of REQUEST_NAMES) headers.setIncoming(name, this.peek(name));
   }
 
-  requestName(key: string): unknown {
+  peek(key: string): unknown {
     if (key === PATH) return this.path.slice(this.prefixLength);
     if (key === METHOD) return this.req.method;
     if (key === URI) return this.path;
-    return key === QUERY ? this.query : undefined;
+    if (key === QUERY) return this.query;
+    // A request field keeps the client's value unless the fill sets it: the request id and trace context,
+    // or a query parameter's contract default when the field is absent.
+    if (!REQUEST_FIELDS.has(key) || TAGGED_NAMES.has(key) || hasDefault(this.queryDefaults, key)) return NEEDS_FILL;
+    return Object.hasOwn(this.req.headers, key) ? this.req.headers[key] : undefined;
   }
 }
 
@@ -68,6 +72,11 @@ const REQUEST_FIELDS: ReadonlySet<string> = new Set([
 
 function isRequestField(name: string): boolean {
   return REQUEST_FIELDS.has(name.toLowerCase());
+}
+
+function hasDefault(defaults: readonly (readonly [string, unknown])[], key: string): boolean {
+  for (const [name] of defaults) if (name.toLowerCase() === key) return true;
+  return false;
 }
 
 function isPathParameter(names: readonly string[], name: string): boolean {

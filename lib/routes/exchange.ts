@@ -35,11 +35,11 @@ export class Headers {
     const key = name.toLowerCase();
     const own = this.overlay.get(key);
     if (own !== undefined || this.overlay.has(key)) return own;
-    if (this.pending !== undefined) {
-      // The SvcHttp* request names come straight from the request: reading one (the mock reads the path)
-      // need not fill in every header and query parameter.
-      if (REQUEST_NAMES.has(key)) return this.pending.requestName(key);
-      if (!isInternalName(key)) return this.fill().get(key);
+    if (this.pending !== undefined && (!isInternalName(key) || REQUEST_NAMES.has(key))) {
+      // What the request alone decides (the mock's SvcHttpPath, the echo's Content-Type) is read without
+      // filling in every header and query parameter.
+      const known = this.pending.peek(key);
+      return known === NEEDS_FILL ? this.fill().get(key) : known;
     }
     return this.incomingValue(key);
   }
@@ -115,9 +115,15 @@ export interface LazyRequestHeaders {
    * four SvcHttp* request names (so reading others, like the response code, need not fill).
    */
   fill(headers: Headers): void;
-  /** The value `fill` gives one of the four SvcHttp* request names (lower-cased), without filling. */
-  requestName(key: string): unknown;
+  /**
+   * The value a lower-cased name would have after `fill`, when it can be told without filling (the SvcHttp*
+   * request names, request fields no parameter may pose as); NEEDS_FILL otherwise.
+   */
+  peek(key: string): unknown;
 }
+
+/** What `LazyRequestHeaders.peek` answers when only filling can tell a name's value. */
+export const NEEDS_FILL: unique symbol = Symbol('needs fill');
 
 /** Sets an own property, also for a client-chosen name like `__proto__` (an assignment would set the prototype). */
 function putOwn(target: Record<string, unknown>, key: string, value: unknown): void {

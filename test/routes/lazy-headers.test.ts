@@ -2,7 +2,7 @@
 // stays on top, as if the request's had been there from the start.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Headers, type LazyRequestHeaders } from '../../lib/routes/exchange.js';
+import { Headers, NEEDS_FILL, type LazyRequestHeaders } from '../../lib/routes/exchange.js';
 
 function source(): LazyRequestHeaders & { fills: number } {
   return {
@@ -12,10 +12,11 @@ function source(): LazyRequestHeaders & { fills: number } {
       this.fills++;
       headers.setIncoming('q', 'query');
       headers.setIncoming('x-both', ['header', 'query']);
-      headers.setIncoming('SvcHttpMethod', this.requestName('svchttpmethod'));
+      headers.setIncoming('SvcHttpMethod', this.peek('svchttpmethod'));
     },
-    requestName(key: string) {
-      return key === 'svchttpmethod' ? 'GET' : undefined;
+    peek(key: string) {
+      if (key === 'svchttpmethod') return 'GET';
+      return key === 'svchttppath' ? undefined : NEEDS_FILL;
     },
   };
 }

@@ -104,6 +104,22 @@ export class Headers {
   writtenNames(): readonly string[] {
     return this.written ?? EMPTY;
   }
+
+  /**
+   * The value a route (or stage) set for a lower-cased name, never the request's; undefined when none did.
+   * For the response writer, which needs no request header filled in for that.
+   */
+  writtenValue(key: string): unknown {
+    return this.written !== undefined && this.written.includes(key) ? this.overlay.get(key) : undefined;
+  }
+
+  /**
+   * `get` for a lower-cased internal name the request does not give (SvcHttpResponseCode): such a name only
+   * ever has a value set on the exchange, so this is one lookup.
+   */
+  internalValue(key: string): unknown {
+    return this.overlay.get(key);
+  }
 }
 
 /** The request's side of lazily filled headers. */

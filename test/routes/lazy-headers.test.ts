@@ -58,3 +58,21 @@ test('an internal request name is read without filling; has, delete and toObject
   h.set('accept', 'application/json');
   assert.deepEqual(h.toObject(), { accept: 'application/json', 'x-both': ['header', 'query'], q: 'query', svchttpmethod: 'GET' });
 });
+
+test('the writer reads what the exchange was given without filling: written values, and the response code as get gives it', () => {
+  const s = source();
+  const h = Headers.lazy(s);
+  assert.equal(h.writtenValue('accept'), undefined, 'a request header is not a written one');
+  h.setIncoming('x-in', 'incoming');
+  h.set('Content-Type', 'text/csv');
+  assert.equal(h.writtenValue('x-in'), undefined, 'set as incoming: not sent back');
+  assert.equal(h.writtenValue('content-type'), 'text/csv');
+  assert.equal(h.internalValue('svchttpresponsecode'), undefined);
+  h.set('SvcHttpResponseCode', 201);
+  assert.equal(h.internalValue('svchttpresponsecode'), 201);
+  h.delete('content-type');
+  assert.equal(h.writtenValue('content-type'), undefined);
+  const plain = Headers.fromRequest({ svchttpresponsecode: '500', 'content-type': 'text/plain' });
+  assert.equal(plain.internalValue('svchttpresponsecode'), plain.get('SvcHttpResponseCode'), 'a client cannot choose the status');
+  assert.equal(plain.writtenValue('content-type'), undefined);
+});

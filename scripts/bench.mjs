@@ -7,11 +7,13 @@
 //
 //   npm run bench                                  all scenarios: 3 rounds of 3 s per server
 //   node scripts/bench.mjs --only login --rounds 5 --duration 5     scenarios whose key or name contains "login"
+//   node scripts/bench.mjs --only peer-a,mock      scenarios matching any of the comma-separated texts
 //   node scripts/bench.mjs --only startup          only the startup figures
 //   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy)
 //   node scripts/bench.mjs --only forward --forward-before ../old/dist/main.js   ... and another build of the facade
 //   node scripts/bench.mjs --only stripe           only the startup figures whose name contains "stripe"
 //   node scripts/bench.mjs --no-peers              without the peers (no install of scripts/bench/peers)
+//   node scripts/bench.mjs --against /tmp/old/dist/main.js   also a previous build's facade, in the same interleaved run
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -209,10 +211,13 @@ const opt = (name, fallback) => {
 const duration = Number(opt('duration', 3));
 const rounds = Number(opt('rounds', 3));
 const connections = Number(opt('connections', 50));
-const only = opt('only', undefined);
+// A comma-separated list: scenarios matching any of the texts.
+const only = opt('only', undefined)?.split(',');
 const withPeers = !args.includes('--no-peers');
-const selected = (key, name) => only === undefined || key.includes(only) || name.includes(only);
-const startupSelected = (s) => selected('startup', 'startup') || s.name.includes(only);
+/** Another build's dist/main.js: before/after figures of a change from one run (the machine's noise cancels out). */
+const against = opt('against', undefined);
+const selected = (key, name) => only === undefined || only.some((o) => key.includes(o) || name.includes(o));
+const startupSelected = (s) => selected('startup', 'startup') || (only !== undefined && only.some((o) => s.name.includes(o)));
 
 function start(command, commandArgs, env = {}) {
   return new Promise((resolve, reject) => {
@@ -264,7 +269,7 @@ async function check(port, request, scenario, who) {
   const text = await res.text();
   if (res.status !== scenario.expect.status) throw new Error(`${scenario.name} (${who}): expected ${scenario.expect.status}, got ${res.status}: ${text.slice(0, 300)}`);
   // A dynamic mock answers fresh bytes every time: it must still answer JSON.
-  if (scenario.expect.varies && who === 'facade') return void JSON.parse(text);
+  if (scenario.expect.varies && (who === 'facade' || who === 'base')) return void JSON.parse(text);
   if (text !== scenario.expect.body) throw new Error(`${scenario.name} (${who}): expected the body ${scenario.expect.body}, got ${text.slice(0, 300)}`);
 }
 
@@ -288,6 +293,7 @@ async function compare(scenario) {
       ? { name: 'bare', label: scenario.baseline.label ?? 'base (no feature)', request: scenario.request, start: () => start(main, [...scenario.baseline.files, '--port', '0', '--host', '127.0.0.1'], scenario.baseline.env ?? {}) }
       : { name: 'bare', request: scenario.request, start: () => start(bench('bare-server.mjs'), [], bareEnv) },
     { name: 'facade', request: scenario.request, start: () => start(main, [...scenario.files, '--port', '0', '--host', '127.0.0.1'], scenario.env ?? {}) },
+    ...(against ? [{ name: 'base', label: 'facade (--against)', request: scenario.request, start: () => start(against, [...scenario.files, '--port', '0', '--host', '127.0.0.1'], scenario.env ?? {}) }] : []),
     ...(peer ? [{ name: 'peer', label: peer.name, request: { ...scenario.request, path: peer.path?.(scenario.request.path) ?? scenario.request.path }, start: () => startPeer(scenario.peer) }] : []),
   ];
   const running = [];
@@ -321,12 +327,13 @@ async function runScenarios() {
   for (const s of SCENARIOS) {
     if (!selected(s.key, s.name)) continue;
     const result = await compare(s);
-    const { bare, facade, peer } = result;
-    rows.push({ s, bare, facade, peer });
+    const { bare, facade, peer, base } = result;
+    rows.push({ s, bare, facade, peer, base });
     console.log(`\n${s.name}  (${connections} connections, ${rounds} x ${duration} s each, interleaved, medians)`);
     console.log(`                           req/s   p99 ms   RSS MiB  CPU µs/req   errors`);
-    for (const x of [bare, facade, peer]) if (x) console.log(`  ${x.label.padEnd(22)} ${fmt(x.rps)} ${fmt(x.p99)} ${fmt(x.rss, 1)} ${fmt(x.cpu, 1)}    ${fmt(x.errors)}`);
+    for (const x of [bare, facade, base, peer]) if (x) console.log(`  ${x.label.padEnd(22)} ${fmt(x.rps)} ${fmt(x.p99)} ${fmt(x.rss, 1)} ${fmt(x.cpu, 1)}    ${fmt(x.errors)}`);
     console.log(`  ratio facade/bare      ${fmt(facade.rps / bare.rps, 2)} ${fmt(facade.p99 / Math.max(bare.p99, 1), 2)} ${fmt(facade.rss / bare.rss, 2)} ${fmt(bare.cpu / facade.cpu, 2)}    (CPU as bare/facade; req/s per round: ${facade.ratios.map((r) => r.toFixed(2)).join(' ')})`);
+    if (base) console.log(`  ratio base/bare        ${fmt(base.rps / bare.rps, 2)} ${fmt(base.p99 / Math.max(bare.p99, 1), 2)} ${fmt(base.rss / bare.rss, 2)} ${fmt(bare.cpu / base.cpu, 2)}    (req/s per round: ${base.ratios.map((r) => r.toFixed(2)).join(' ')})`);
     if (peer) console.log(`  ratio peer/bare        ${fmt(peer.rps / bare.rps, 2)} ${fmt(peer.p99 / Math.max(bare.p99, 1), 2)} ${fmt(peer.rss / bare.rss, 2)} ${fmt(bare.cpu / peer.cpu, 2)}    (req/s per round: ${peer.ratios.map((r) => r.toFixed(2)).join(' ')})`);
     if (peer) console.log(`  ratio facade/peer      ${fmt(facade.rps / peer.rps, 2)} ${fmt(facade.p99 / Math.max(peer.p99, 1), 2)} ${fmt(facade.rss / peer.rss, 2)} ${fmt(peer.cpu / facade.cpu, 2)}`);
   }
@@ -372,8 +379,9 @@ const rows = await runScenarios();
 const forwarding = await runForwarding({ start, load, median, fmt, bench, main, selected, withPeers, rounds, connections, duration, before: opt('forward-before', undefined) });
 if (STARTUP.some(startupSelected)) await startupTimes();
 console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
-for (const { s, bare, facade, peer } of rows) {
-  const peerPart = peer ? `  ${peer.label} ${(peer.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / peer.rps).toFixed(2)}` : '';
+for (const { s, bare, facade, peer, base } of rows) {
+  const basePart = base ? `  base ${(base.rps / bare.rps).toFixed(2)} (CPU ${(bare.cpu / base.cpu).toFixed(2)}; µs/req bare ${bare.cpu.toFixed(1)}, base ${base.cpu.toFixed(1)}, facade ${facade.cpu.toFixed(1)}${peer ? `, peer ${peer.cpu.toFixed(1)}` : ''})` : '';
+  const peerPart = (peer ? `  ${peer.label} ${(peer.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / peer.rps).toFixed(2)}` : '') + basePart;
   console.log(`  ${s.name.padEnd(56)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})${peerPart}`);
 }
 for (const { scenario, facade, peer, peerFwd } of forwarding) {

@@ -44,10 +44,9 @@ export function readBody(req: IncomingMessage, limit: number, done: (err: SvcErr
     req.off('data', onData);
     req.off('end', onEnd);
     req.off('error', onError);
-    req.off('aborted', onError);
   };
   req.on('data', onData);
   req.on('end', onEnd);
+  // A client leaving mid-body is an 'error' (ECONNRESET, after the deprecated 'aborted' event).
   req.on('error', onError);
-  req.on('aborted', onError);
 }

@@ -19,7 +19,7 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
   const headers = ex.message.headers;
   const body = ex.message.body;
   // Only a Content-Type the route (or a stage) wrote counts: the request's own must not label the response.
-  let type = headers.writtenNames().includes('content-type') ? (headers.get('content-type') as string | undefined) : undefined;
+  let type = headers.writtenValue('content-type') as string | undefined;
   if (body instanceof StreamedBody) return writeStreamed(res, ex, body, type);
   let payload: string | Buffer | undefined;
   if (body === undefined || body === null || body === '') payload = undefined;
@@ -35,7 +35,7 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
     payload = out.payload;
     type ??= out.type;
   }
-  const status = responseStatus(headers.get(RESPONSE_CODE), payload !== undefined);
+  const status = responseStatus(headers.internalValue(RESPONSE_CODE), payload !== undefined);
   const out = writtenHeaders(res, ex);
   if (status === 204 || status === 304 || payload === undefined) {
     res.writeHead(status, out);
@@ -60,7 +60,7 @@ function writtenHeaders(res: ServerResponse, ex: Exchange): OutgoingHeaders {
   if (id !== undefined) out[REQUEST_ID_HEADER] = id;
   for (const name of headers.writtenNames()) {
     if (isInternalName(name) || NEVER_SENT.has(name)) continue;
-    const value = headers.get(name);
+    const value = headers.writtenValue(name);
     if (value === undefined || value === null) continue;
     out[name] = Array.isArray(value) ? value.map(String) : String(value);
   }
@@ -69,7 +69,7 @@ function writtenHeaders(res: ServerResponse, ex: Exchange): OutgoingHeaders {
 
 /** A body still arriving (a backend's answer) is piped through; a failure half-way can only cut the connection. */
 function writeStreamed(res: ServerResponse, ex: Exchange, body: StreamedBody, type: string | undefined): void {
-  const status = responseStatus(ex.message.headers.get(RESPONSE_CODE), true);
+  const status = responseStatus(ex.message.headers.internalValue(RESPONSE_CODE), true);
   const out = writtenHeaders(res, ex);
   if (type !== undefined) out['content-type'] = type;
   if (body.length !== undefined && status !== 204 && status !== 304) {

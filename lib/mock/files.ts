@@ -107,6 +107,8 @@ export class MockFolder {
  * (except a trailing one), `.`, `..`, or holds `/`, `\`, NUL or a drive letter selects no file.
  */
 export function requestKey(pathAfterBase: string): string | undefined {
+  // The usual path (`/pet/1`) passes every check as it is: no splitting and joining it per request.
+  if (PLAIN_PATH.test(pathAfterBase)) return pathAfterBase.slice(1, pathAfterBase.endsWith('/') ? -1 : undefined);
   const raw = pathAfterBase.split('/');
   const start = raw[0] === '' ? 1 : 0;
   const end = raw.length > start + 1 && raw[raw.length - 1] === '' ? raw.length - 1 : raw.length;
@@ -117,6 +119,14 @@ export function requestKey(pathAfterBase: string): string | undefined {
     segments.push(segment);
   }
   return segments.length === 0 ? undefined : segments.join('/');
+}
+
+/** Segments of unreserved characters, none empty, `.` or `..`, none starting with a dot, a trailing slash allowed. */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+\/?$/;
+
+/** The keys (paths without extension) that some of `files` answers, to skip requests none of them can. */
+export function fileStems(files: ReadonlyMap<string, MockFile>): ReadonlySet<string> {
+  return new Set([...files.keys()].map(stripExtension));
 }
 
 /** The index key of an operation's path template (`/pet/{petId}` → `pet/{petId}`). */

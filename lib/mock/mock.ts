@@ -11,7 +11,7 @@ import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../
 import { compileNegotiator, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import { HeaderNames, type Exchange } from '../routes/exchange.js';
 import { compileExamples, type ChosenResponse, type MockBody } from './examples.js';
-import { MockFolder, requestKey, templateKey, type MockFile } from './files.js';
+import { fileStems, MockFolder, requestKey, templateKey, type MockFile } from './files.js';
 import { parsePrefer, type Preference } from './prefer.js';
 import { Random } from './random.js';
 import { Synthesizer } from './synthesize.js';
@@ -68,11 +68,16 @@ function compileMock(op: Operation, mock: MockContext, contract: Contract): Part
   // Streams (JSON Lines, SSE, ...) are answered by lib/streams/mock.ts; only operations that declare one have it.
   const sequences = op.produces.some(isSequential) ? compileSequenceMock(op, contract, mock.synthesizer) : undefined;
 
+  const stems = fileStems(files);
+  const templateHasFile = stems.has(template);
+
   /** Step 1: `<path>.json|.xml`, then `<template>.json|.xml`, in the negotiated order. */
   const findFile = (ex: Exchange, accept: string | undefined, contentType: string | undefined): MockBody | undefined => {
-    const kinds = fileKinds(accept, contentType);
     const key = requestKey(String(ex.message.headers.get(PATH) ?? ''));
-    return (key === undefined ? undefined : fileBody(files, key, kinds)) ?? fileBody(files, template, kinds);
+    const ownFile = key !== undefined && stems.has(key);
+    if (!ownFile && !templateHasFile) return undefined;
+    const kinds = fileKinds(accept, contentType);
+    return (ownFile ? fileBody(files, key, kinds) : undefined) ?? (templateHasFile ? fileBody(files, template, kinds) : undefined);
   };
 
   const invoke = (ex: Exchange): void => {

@@ -2,9 +2,9 @@
 // plain, else one is made; it goes back on the response, into problem bodies (`instance`), log lines, and
 // onto the exchange's headers, so routes read it as a header and `to: http` forwards it with `traceparent`.
 // The request itself is left as the client sent it: validation judges what the client sent.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Headers } from '../routes/exchange.js';
+import { newUuid } from './uuid.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -30,7 +30,7 @@ type IdentifiedResponse = ServerResponse & { [REQUEST_ID]?: string };
 /** Gives the request its id (the client's or a new one) for its response; returns it. */
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
   const given = req.headers[REQUEST_ID_HEADER];
-  const id = typeof given === 'string' && ACCEPTED_ID.test(given) ? given : randomUUID();
+  const id = typeof given === 'string' && ACCEPTED_ID.test(given) ? given : newUuid();
   (res as IdentifiedResponse)[REQUEST_ID] = id;
   return id;
 }
@@ -40,6 +40,9 @@ export function withRequestId<T extends Record<string, unknown>>(res: ServerResp
   const id = (res as IdentifiedResponse)[REQUEST_ID];
   return id === undefined ? headers : { [REQUEST_ID_HEADER]: id, ...headers };
 }
+
+/** The exchange header names tagExchange sets. */
+export const TAGGED_NAMES: ReadonlySet<string> = new Set([REQUEST_ID_HEADER, 'traceparent', 'tracestate']);
 
 /** The exchange gets the request id the response carries, and only a trace context that parses. */
 export function tagExchange(req: IncomingMessage, res: ServerResponse, headers: Headers): void {

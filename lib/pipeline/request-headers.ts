@@ -4,8 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseQuery, type Pairs } from '../http/query.js';
 import { PARAM_KEYS } from '../http/router.js';
-import { tagExchange } from '../observe/request-id.js';
-import { HeaderNames, isInternalName, type Headers, type LazyRequestHeaders } from '../routes/exchange.js';
+import { TAGGED_NAMES, tagExchange } from '../observe/request-id.js';
+import { HeaderNames, isInternalName, NEEDS_FILL, type Headers, type LazyRequestHeaders } from '../routes/exchange.js';
 import { Unreadable } from '../validation/parameters.js';
 import type { OperationQuerystring } from '../validation/querystring.js';
 
@@ -13,6 +13,7 @@ const METHOD = HeaderNames.METHOD.toLowerCase();
 const PATH = HeaderNames.PATH.toLowerCase();
 const URI = HeaderNames.URI.toLowerCase();
 const QUERY = HeaderNames.QUERY.toLowerCase();
+const REQUEST_NAMES = [METHOD, PATH, URI, QUERY];
 
 export class RequestHeaders implements LazyRequestHeaders {
   constructor(
@@ -50,10 +51,18 @@ export class RequestHeaders implements LazyRequestHeaders {
     for (const [name, value] of this.queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
     // After the query: a query parameter cannot replace the request id or the trace context.
     tagExchange(this.req, this.res, headers);
-    headers.setIncoming(METHOD, this.req.method);
-    headers.setIncoming(PATH, this.path.slice(this.prefixLength));
-    headers.setIncoming(URI, this.path);
-    headers.setIncoming(QUERY, this.query);
+    for (const name of REQUEST_NAMES) headers.setIncoming(name, this.peek(name));
+  }
+
+  peek(key: string): unknown {
+    if (key === PATH) return this.path.slice(this.prefixLength);
+    if (key === METHOD) return this.req.method;
+    if (key === URI) return this.path;
+    if (key === QUERY) return this.query;
+    // A request field keeps the client's value unless the fill sets it: the request id and trace context,
+    // or a query parameter's contract default when the field is absent.
+    if (!REQUEST_FIELDS.has(key) || TAGGED_NAMES.has(key) || hasDefault(this.queryDefaults, key)) return NEEDS_FILL;
+    return Object.hasOwn(this.req.headers, key) ? this.req.headers[key] : undefined;
   }
 
   private fillQuerystring(headers: Headers, { name, read }: OperationQuerystring): void {
@@ -86,6 +95,11 @@ const REQUEST_FIELDS: ReadonlySet<string> = new Set([
 
 function isRequestField(name: string): boolean {
   return REQUEST_FIELDS.has(name.toLowerCase());
+}
+
+function hasDefault(defaults: readonly (readonly [string, unknown])[], key: string): boolean {
+  for (const [name] of defaults) if (name.toLowerCase() === key) return true;
+  return false;
 }
 
 function isPathParameter(names: readonly string[], name: string): boolean {

@@ -35,7 +35,12 @@ export class Headers {
     const key = name.toLowerCase();
     const own = this.overlay.get(key);
     if (own !== undefined || this.overlay.has(key)) return own;
-    if (this.pending !== undefined && (!isInternalName(key) || REQUEST_NAMES.has(key))) return this.fill().get(key);
+    if (this.pending !== undefined && (!isInternalName(key) || REQUEST_NAMES.has(key))) {
+      // What the request alone decides (the mock's SvcHttpPath, the echo's Content-Type) is read without
+      // filling in every header and query parameter.
+      const known = this.pending.peek(key);
+      return known === NEEDS_FILL ? this.fill().get(key) : known;
+    }
     return this.incomingValue(key);
   }
 
@@ -107,6 +112,22 @@ export class Headers {
   writtenNames(): readonly string[] {
     return this.written ?? EMPTY;
   }
+
+  /**
+   * The value a route (or stage) set for a lower-cased name, never the request's; undefined when none did.
+   * For the response writer, which needs no request header filled in for that.
+   */
+  writtenValue(key: string): unknown {
+    return this.written !== undefined && this.written.includes(key) ? this.overlay.get(key) : undefined;
+  }
+
+  /**
+   * `get` for a lower-cased internal name the request does not give (SvcHttpResponseCode): such a name only
+   * ever has a value set on the exchange, so this is one lookup.
+   */
+  internalValue(key: string): unknown {
+    return this.overlay.get(key);
+  }
 }
 
 /** The request's side of lazily filled headers. */
@@ -118,7 +139,15 @@ export interface LazyRequestHeaders {
    * four SvcHttp* request names (so reading others, like the response code, need not fill).
    */
   fill(headers: Headers): void;
+  /**
+   * The value a lower-cased name would have after `fill`, when it can be told without filling (the SvcHttp*
+   * request names, request fields no parameter may pose as); NEEDS_FILL otherwise.
+   */
+  peek(key: string): unknown;
 }
+
+/** What `LazyRequestHeaders.peek` answers when only filling can tell a name's value. */
+export const NEEDS_FILL: unique symbol = Symbol('needs fill');
 
 /** Sets an own property, also for a client-chosen name like `__proto__` (an assignment would set the prototype). */
 function putOwn(target: Record<string, unknown>, key: string, value: unknown): void {

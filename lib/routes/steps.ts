@@ -85,7 +85,8 @@ function compileStep(step: StepDefinition, ctx: StepContext, last: boolean): Ste
     }
     case 'setHeader': {
       const value = compileExpression(step.expression);
-      const name = step.name;
+      // Lower-cased once: Headers lower-cases every name it is given, a mixed-case one into a new string each time.
+      const name = step.name.toLowerCase();
       return (ex) => ex.message.headers.set(name, value(ex));
     }
     case 'removeHeader': {

@@ -181,3 +181,27 @@ test('metrics: false counts nothing and serves no metrics endpoint', async () =>
     await app.close();
   }
 });
+
+test('a client that leaves half-way through its request body: the route never runs, the request counts as aborted', async () => {
+  let ran = false;
+  const app = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes: { addPet: () => void (ran = true) } });
+  try {
+    const { port } = new URL(app.origin);
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', 'content-length': '1000' } });
+    req.on('error', () => undefined);
+    req.write('{"id":1,');
+    for (let tries = 0; value(await scrape(app.origin), 'svc_http_requests_in_flight') === 0; tries++) {
+      assert.ok(tries < 500, 'the request reached its operation');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    req.destroy();
+    for (let tries = 0; value(await scrape(app.origin), 'svc_http_requests_aborted_total') === 0; tries++) {
+      assert.ok(tries < 500, 'the body that never completes ends the request as aborted');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(value(await scrape(app.origin), 'svc_http_requests_in_flight'), 0);
+    assert.equal(ran, false);
+  } finally {
+    await app.close();
+  }
+});

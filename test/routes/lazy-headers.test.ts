@@ -2,7 +2,7 @@
 // stays on top, as if the request's had been there from the start.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Headers, type LazyRequestHeaders } from '../../lib/routes/exchange.js';
+import { Headers, NEEDS_FILL, type LazyRequestHeaders } from '../../lib/routes/exchange.js';
 
 function source(): LazyRequestHeaders & { fills: number } {
   return {
@@ -12,7 +12,11 @@ function source(): LazyRequestHeaders & { fills: number } {
       this.fills++;
       headers.setIncoming('q', 'query');
       headers.setIncoming('x-both', ['header', 'query']);
-      headers.setIncoming('SvcHttpMethod', 'GET');
+      headers.setIncoming('SvcHttpMethod', this.peek('svchttpmethod'));
+    },
+    peek(key: string) {
+      if (key === 'svchttpmethod') return 'GET';
+      return key === 'svchttppath' ? undefined : NEEDS_FILL;
     },
   };
 }
@@ -35,8 +39,17 @@ test('writing and reading written or internal names does not fill; reading anyth
   assert.deepEqual(h.writtenNames(), ['content-type', 'q']);
 });
 
-test('an internal request name, has, delete and toObject fill first', () => {
-  assert.equal(Headers.lazy(source()).get('SvcHttpMethod'), 'GET');
+test('an internal request name is read without filling; has, delete and toObject fill first', () => {
+  const s = source();
+  const lazy = Headers.lazy(s);
+  assert.equal(lazy.get('SvcHttpMethod'), 'GET');
+  assert.equal(lazy.get('SvcHttpPath'), undefined);
+  assert.equal(s.fills, 0);
+  lazy.set('SvcHttpMethod', 'POST');
+  assert.equal(lazy.get('svchttpmethod'), 'POST', 'what a route wrote stays on top');
+  assert.equal(lazy.get('accept'), 'text/plain');
+  assert.equal(lazy.get('SvcHttpMethod'), 'POST', 'and stays on top after the fill');
+  assert.equal(s.fills, 1);
   assert.equal(Headers.lazy(source()).has('accept'), true);
   const deleted = Headers.lazy(source());
   deleted.delete('q');
@@ -44,4 +57,22 @@ test('an internal request name, has, delete and toObject fill first', () => {
   const h = Headers.lazy(source());
   h.set('accept', 'application/json');
   assert.deepEqual(h.toObject(), { accept: 'application/json', 'x-both': ['header', 'query'], q: 'query', svchttpmethod: 'GET' });
+});
+
+test('the writer reads what the exchange was given without filling: written values, and the response code as get gives it', () => {
+  const s = source();
+  const h = Headers.lazy(s);
+  assert.equal(h.writtenValue('accept'), undefined, 'a request header is not a written one');
+  h.setIncoming('x-in', 'incoming');
+  h.set('Content-Type', 'text/csv');
+  assert.equal(h.writtenValue('x-in'), undefined, 'set as incoming: not sent back');
+  assert.equal(h.writtenValue('content-type'), 'text/csv');
+  assert.equal(h.internalValue('svchttpresponsecode'), undefined);
+  h.set('SvcHttpResponseCode', 201);
+  assert.equal(h.internalValue('svchttpresponsecode'), 201);
+  h.delete('content-type');
+  assert.equal(h.writtenValue('content-type'), undefined);
+  const plain = Headers.fromRequest({ svchttpresponsecode: '500', 'content-type': 'text/plain' });
+  assert.equal(plain.internalValue('svchttpresponsecode'), plain.get('SvcHttpResponseCode'), 'a client cannot choose the status');
+  assert.equal(plain.writtenValue('content-type'), undefined);
 });

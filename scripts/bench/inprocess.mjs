@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// The facade's own CPU per request, without the kernel: node's real HTTP parser and ServerResponse on an
+// in-memory socket, the built facade and a bare handler in one process, loads interleaved, medians. Steadier
+// than `npm run bench` on a busy machine (no loopback syscalls, no load generator sharing the cores), so it
+// shows changes of a tenth of a microsecond; the bench's figures remain the ones to report.
+//
+//   node scripts/bench/inprocess.mjs                         scenarios a,b,c,route,mock,synth
+//   node scripts/bench/inprocess.mjs a,c --against /tmp/old/dist   also a previous build (its dist/ folder)
+//   options: --requests N (per round, 50000), --rounds N (7)
+import { createServer } from 'node:http';
+import { dirname, join, resolve } from 'node:path';
+import { Duplex } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const args = process.argv.slice(2);
+const opt = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
+const N = Number(opt('requests', 50_000));
+const ROUNDS = Number(opt('rounds', 7));
+const against = opt('against', undefined);
+const PET_JSON = '{"id":1,"name":"doggie","status":"available","photoUrls":[]}';
+const GET_PET = 'GET /api/v3/pet/1 HTTP/1.1\r\nHost: x\r\n\r\n';
+const GET_PET_JSON = 'GET /api/v3/pet/1 HTTP/1.1\r\nHost: x\r\naccept: application/json\r\n\r\n';
+const POST_PET = `POST /api/v3/pet HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\naccept: application/json\r\ncontent-length: ${PET_JSON.length}\r\n\r\n${PET_JSON}`;
+const VALIDATING = { SVC_REST_CLIENTREQUESTVALIDATION: 'true' };
+
+/** The npm run bench scenarios of the same names; `bare` is the request the bare handler gets for comparison. */
+const SCENARIOS = {
+  a: { config: 'route.yaml', env: VALIDATING, request: GET_PET, bare: GET_PET },
+  b: { config: 'route.yaml', env: VALIDATING, request: POST_PET, bare: POST_PET },
+  c: { config: 'route.yaml', env: VALIDATING, request: 'GET /api/v3/user/login?username=a&password=b HTTP/1.1\r\nHost: x\r\n\r\n', bare: GET_PET },
+  route: { config: 'route.yaml', env: {}, request: GET_PET, bare: GET_PET },
+  mock: { config: 'mock.yaml', env: {}, request: GET_PET_JSON, bare: GET_PET_JSON },
+  synth: { config: 'mock-synth.yaml', env: {}, request: GET_PET_JSON, bare: GET_PET_JSON },
+};
+const chosen = (args[0] && !args[0].startsWith('--') ? args[0] : Object.keys(SCENARIOS).join(',')).split(',');
+
+/** A socket that hands each response to `answered` and drops the bytes. */
+class MemorySocket extends Duplex {
+  constructor(answered) {
+    super({ allowHalfOpen: true });
+    this.answered = answered;
+    this.remoteAddress = '127.0.0.1';
+  }
+  _read() {}
+  _write(chunk, _encoding, callback) {
+    if (chunk.length > 0) this.answered();
+    callback();
+  }
+  _writev(_chunks, callback) {
+    this.answered();
+    callback();
+  }
+  setTimeout() {
+    return this;
+  }
+  setNoDelay() {
+    return this;
+  }
+  setKeepAlive() {
+    return this;
+  }
+}
+
+/** Sends `n` requests one after the other on one kept-alive connection; resolves with the CPU µs per request. */
+function load(server, request, n) {
+  return new Promise((done) => {
+    const bytes = Buffer.from(request);
+    let left = n;
+    let queued = false;
+    const cpu = process.cpuUsage();
+    const next = () => {
+      queued = false;
+      if (left-- > 0) return void socket.push(bytes);
+      const used = process.cpuUsage(cpu);
+      socket.destroy();
+      done((used.user + used.system) / n);
+    };
+    const socket = new MemorySocket(() => {
+      if (queued) return;
+      queued = true;
+      setImmediate(next);
+    });
+    server.emit('connection', socket);
+    next();
+  });
+}
+
+const bare = createServer((req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': PET_JSON.length });
+    res.end(PET_JSON);
+  });
+});
+
+const systems = [];
+for (const [label, dist] of [['facade', join(root, 'dist')], ...(against ? [['against', resolve(against)]] : [])]) {
+  const { createFacade, silentLogger } = await import(pathToFileURL(join(dist, 'index.js')).href);
+  for (const key of chosen) {
+    const s = SCENARIOS[key];
+    if (s === undefined) throw new Error(`no scenario ${key}: ${Object.keys(SCENARIOS).join(', ')}`);
+    const facade = await createFacade(join(root, 'scripts/bench', s.config), { env: s.env, logger: silentLogger });
+    systems.push({ name: `${key} ${label}`, server: createServer({ keepAliveTimeout: 5000 }, facade.handler), request: s.request, bare: s.bare, runs: [] });
+  }
+}
+const bares = [...new Set(systems.map((s) => s.bare))].map((request) => ({ request, runs: [] }));
+
+for (const s of [...systems, ...bares]) await load(s.server ?? bare, s.request, 20_000); // warm-up
+for (let r = 0; r < ROUNDS; r++) {
+  for (const b of bares) b.runs.push(await load(bare, b.request, N));
+  for (const s of systems) s.runs.push(await load(s.server, s.request, N));
+}
+const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+console.log(`CPU µs per request, medians of ${ROUNDS} rounds of ${N} requests (overhead: over the bare handler given the same request)`);
+for (const s of systems) {
+  const base = median(bares.find((b) => b.request === s.bare).runs);
+  console.log(`  ${s.name.padEnd(16)} ${median(s.runs).toFixed(2).padStart(6)}   overhead ${(median(s.runs) - base).toFixed(2).padStart(5)}   (bare ${base.toFixed(2)})`);
+}

@@ -9,6 +9,7 @@ import { noteBodyLength } from './body-length.js';
 
 const NEVER_SENT = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'host']);
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
+const UNDECLARED_STREAM = 'the route answered with an async iterable, but no response of the operation declares a sequential media type (application/jsonl, application/x-ndjson, application/json-seq, text/event-stream, multipart/mixed) to stream it as';
 
 /** Turns a non-text body into bytes and a media type (binding, or JSON by default). */
 export type BodySerializer = (body: unknown, ex: Exchange) => { payload: string | Buffer; type: string };
@@ -31,6 +32,9 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
     payload = body.length === 0 ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(body);
     type ??= 'application/octet-stream';
   } else {
+    // JSON.stringify would answer an async iterable with '{}': only operations that declare a sequential
+    // media type stream one (lib/streams/), so here it is the route's mistake, said plainly in the log.
+    if (typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function') throw new Error(UNDECLARED_STREAM);
     const out = serialize(body, ex);
     payload = out.payload;
     type ??= out.type;

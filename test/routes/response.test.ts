@@ -37,3 +37,24 @@ test('an empty byte body is a 204 without Content-Type, as an empty string is; n
     await running.close();
   }
 });
+
+test('an async iterable answered on an operation with no sequential media type is a 500 saying why, never "{}"', async () => {
+  const running = await serve({
+    specification: PETSTORE,
+    missingOperation: 'ignore',
+    routes: {
+      getPetById: (ex) => void (ex.body = (async function* () {
+        yield { id: 1 };
+      })()),
+    },
+  });
+  try {
+    const res = await rawRequest(running.origin, '/api/v3/pet/1');
+    assert.equal(res.status, 500);
+    assert.equal(res.headers['content-type'], 'application/problem+json');
+    assert.doesNotMatch(res.body, /async iterable|at .*\.ts/, 'the reason goes to the log, not to the client');
+    assert.ok(running.logger.lines.some((l) => /getPetById\) failed: (Error: )?the route answered with an async iterable, but no response of the operation declares a sequential media type/.test(l)), running.logger.lines.join('\n'));
+  } finally {
+    await running.close();
+  }
+});

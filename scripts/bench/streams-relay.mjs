@@ -17,6 +17,9 @@ export function prepareRelay(scenario) {
       if (m) {
         child.stdout.removeAllListeners('data');
         child.stdout.resume();
+        // Not what keeps the bench running: it exits when its work is done, and the exit handler stops the backend.
+        child.stdout.unref();
+        child.unref();
         scenario.env = { ...scenario.env, BENCH_BACKEND_PORT: m[1] };
         resolve();
       }

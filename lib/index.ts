@@ -82,7 +82,7 @@ function configFromObject(input: FacadeObjectConfig, env: NodeJS.ProcessEnv): Fa
   const { restConfiguration, server, backend, observe, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
   for (const [k, v] of Object.entries(openApi)) if (v !== undefined) setOption(config, 'openApi', k, v, source);
   if (restConfiguration) applyRestConfiguration(config, restConfiguration, source);
-  for (const [k, v] of Object.entries(server ?? {})) setOption(config, 'server', k, v, source);
+  if (server) setOptions(config, 'server', server, source);
   if (backend) setOptions(config, 'backend', backend, source);
   if (observe) setOptions(config, 'observe', observe, source);
   if (basePath !== undefined) config.componentBasePath = basePath;

@@ -314,13 +314,13 @@ function addEntry(plan: Plan, entry: Entry): void {
   plan.list.push(entry);
 }
 
-/** The object an entry's value sits in: `obj` itself, or the nested objects of its `via` keys (created when `create`). */
-function holderOf(obj: Record<string, unknown>, via: readonly string[], create: boolean): Record<string, unknown> | undefined {
+/** The object an entry's value sits in: `obj` itself, or the nested objects of its `via` keys (created when missing). */
+function holderOf(obj: Record<string, unknown>, via: readonly string[]): Record<string, unknown> | undefined {
   let holder = obj;
   for (const key of via) {
     let next = holder[key];
     if (typeof next !== 'object' || next === null || Array.isArray(next)) {
-      if (!create || Object.hasOwn(holder, key)) return undefined;
+      if (Object.hasOwn(holder, key)) return undefined;
       setOwn(holder, key, (next = {}));
     }
     holder = next as Record<string, unknown>;
@@ -519,7 +519,7 @@ export function parseXml(text: string, schema: Schema | undefined, opts: XmlOpti
       if (frame.arr !== null || frame.leaf) continue;
       const e = frame.plan?.attrs.get(a.local);
       if (e !== undefined) {
-        const holder = holderOf((frame.obj ??= {}), e.via, true);
+        const holder = holderOf((frame.obj ??= {}), e.via);
         if (holder !== undefined) setOwn(holder, e.key, coerce(a.value, e.shape, deref));
       } else if (uri !== XML_NS) {
         const extra = frame.plan?.extra ?? null;
@@ -563,7 +563,7 @@ export function parseXml(text: string, schema: Schema | undefined, opts: XmlOpti
       parent.arr!.push(value);
       return;
     }
-    const obj = holderOf(parent.obj!, f.via, true);
+    const obj = holderOf(parent.obj!, f.via);
     if (obj === undefined) return; // a `via` key already holds something else: the value has nowhere to go
     if (!Object.hasOwn(obj, f.key)) {
       setOwn(obj, f.key, f.mode === PUSH ? [value] : value);
@@ -601,7 +601,7 @@ export function parseXml(text: string, schema: Schema | undefined, opts: XmlOpti
 function withTexts(obj: Record<string, unknown>, texts: Map<Entry, string> | null, deref: Deref): Record<string, unknown> {
   if (texts === null) return obj;
   for (const [e, text] of texts) {
-    const holder = holderOf(obj, e.via, true);
+    const holder = holderOf(obj, e.via);
     if (holder !== undefined) setOwn(holder, e.key, coerce(text, e.shape, deref));
   }
   return obj;

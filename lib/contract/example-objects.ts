@@ -3,6 +3,8 @@
 // first that applies: `serializedValue`, `dataValue`, `value`; `externalValue` is never fetched. Fields the
 // specification calls mutually exclusive are a startup warning (the order above still decides), never an error.
 import type { OpenApiDocument } from './load.js';
+import { OPERATION_FIELDS } from './methods.js';
+import { escapePointerToken } from './refs.js';
 
 /** What one Example Object offers: the serialized text to send as is, or the data to serialize. */
 export type ExampleSample = { serialized: string } | { data: unknown };
@@ -61,7 +63,7 @@ export function exampleObjectProblems(doc: OpenApiDocument): string[] {
   const pathItem: Visit = (item, at) => {
     entries(item.parameters, `${at}/parameters`, header);
     entries(item.additionalOperations, `${at}/additionalOperations`, operation);
-    for (const [key, value] of Object.entries(item)) if (OPERATION_KEYS.has(key) && isJson(value)) operation(value, `${at}/${key}`);
+    for (const [key, value] of Object.entries(item)) if (OPERATION_FIELDS.has(key) && isJson(value)) operation(value, `${at}/${key}`);
   };
   entries(doc.paths, '#/paths', pathItem);
   entries(doc.webhooks, '#/webhooks', pathItem);
@@ -77,12 +79,10 @@ export function exampleObjectProblems(doc: OpenApiDocument): string[] {
   return problems;
 }
 
-const OPERATION_KEYS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query']);
-
 /** Visits the object entries of a map (or list), each with its JSON pointer. */
 function entries(container: unknown, at: string, visit: Visit): void {
   if (!isJson(container) && !Array.isArray(container)) return;
-  for (const [key, value] of Object.entries(container)) if (isJson(value)) visit(value, `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  for (const [key, value] of Object.entries(container)) if (isJson(value)) visit(value, `${at}/${escapePointerToken(key)}`);
 }
 
 function isJson(value: unknown): value is Json {

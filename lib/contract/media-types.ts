@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { Errors, svcError } from '../errors.js';
 import { setOwn } from '../objects.js';
 import type { Contract } from './load.js';
-import { isRef, type Located } from './refs.js';
+import { escapePointerToken, isRef, type Located } from './refs.js';
 
 /** A Media Type Object (operations.ts has the full type; not imported from there, which imports this file). */
 type MediaTypeObject = Record<string, unknown> & { examples?: unknown };
@@ -63,5 +63,5 @@ function documentUrl(uri: string): string {
 }
 
 function pointerToken(name: string): string {
-  return encodeURIComponent(name.replace(/~/g, '~0').replace(/\//g, '~1'));
+  return encodeURIComponent(escapePointerToken(name));
 }

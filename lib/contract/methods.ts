@@ -9,6 +9,8 @@ import type { OpenApiVersion } from './version.js';
 /** The fixed Operation fields of a Path Item before 3.2, in the order the specification lists them. */
 const FIXED = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const FIXED_3_2 = [...FIXED, 'query'] as const;
+/** Every fixed Operation field a Path Item may have (3.2's `query` included). */
+export const OPERATION_FIELDS: ReadonlySet<string> = new Set(FIXED_3_2);
 
 /** One declared operation: its method as sent on the wire, and the (possibly `$ref`) operation value. */
 export interface DeclaredOperation {

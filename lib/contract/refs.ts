@@ -208,6 +208,11 @@ export function isRef(value: unknown): value is { $ref: string } {
   return value !== null && typeof value === 'object' && typeof (value as { $ref?: unknown }).$ref === 'string';
 }
 
+/** One JSON Pointer reference token (RFC 6901): `~` as `~0`, `/` as `~1`. */
+export function escapePointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
 function isUrl(s: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(s) && !s.startsWith('file:');
 }

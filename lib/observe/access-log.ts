@@ -6,7 +6,7 @@ import type { Logger, LogFormat } from '../log.js';
 import { requestIdOf } from './request-id.js';
 
 /** Status logged for a request whose client went away before the answer (as nginx does). */
-export const CLIENT_CLOSED = 499;
+const CLIENT_CLOSED = 499;
 
 export type AccessLog = (req: IncomingMessage, res: ServerResponse, operationId: string | undefined, seconds: number, bytes: number) => void;
 

@@ -20,7 +20,7 @@ type TimedResponse = ServerResponse & { [STARTED]: number };
 type EndpointOption = 'healthPath' | 'metricsPath';
 export type Endpoints = Map<string, { option: EndpointOption; probe: Probe }>;
 
-export function observeOptions(config: FacadeConfig): ObserveOptions {
+function observeOptions(config: FacadeConfig): ObserveOptions {
   return { ...OBSERVE_DEFAULTS, ...config.observe };
 }
 

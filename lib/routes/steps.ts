@@ -1,6 +1,7 @@
 // Route definitions (what the YAML DSL and the fluent API produce) compiled into step functions, once.
 import type { LogFields, Logger } from '../log.js';
 import { REQUEST_ID_HEADER } from '../observe/request-id.js';
+import { deepFreeze } from '../objects.js';
 import { compileBackendStep } from './backend.js';
 import type { BackendContext } from './backend/context.js';
 import type { DirectBus, Route } from './bus.js';
@@ -140,14 +141,6 @@ function requestFields(ex: Exchange): LogFields | undefined {
   return typeof id === 'string' ? { requestId: id } : undefined;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
 // Which steps read the message body: a route that forwards the client's body to a backend untouched can
 // stream it instead of reading it first. Decided once per route at startup.
 
@@ -155,7 +148,7 @@ function deepFreeze<T>(value: T): T {
 const READS_BODY = /\$\{\s*(?:in\.)?body/;
 
 /** True when no step before the last reads or replaces the body (unknown code, `process` or a function expression, counts as reading it). */
-export function bodyUntouchedBefore(steps: readonly StepDefinition[], last: number): boolean {
+function bodyUntouchedBefore(steps: readonly StepDefinition[], last: number): boolean {
   for (let i = 0; i < last; i++) {
     const step = steps[i]!;
     switch (step.kind) {

@@ -3,6 +3,7 @@
 import { errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { Errors, SvcError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { deepFreeze } from '../objects.js';
 import type { Authenticate } from '../pipeline/stages.js';
 import { verificationKey } from './keys.js';
 import type { OAuthProfile } from './profiles.js';
@@ -17,7 +18,7 @@ export interface TokenValidationResult {
   readonly claims: Readonly<JWTPayload>;
 }
 
-export const MAX_AUTHORIZATION_LENGTH = 8192;
+const MAX_AUTHORIZATION_LENGTH = 8192;
 /** RFC 6750 §2.1 b64token. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const TOKEN_CACHE_SIZE = 10_000;
@@ -140,12 +141,4 @@ function scopesOf(payload: JWTPayload): string[] {
     else if (Array.isArray(claim)) for (const s of claim) if (typeof s === 'string') scopes.push(s);
   }
   return [...new Set(scopes)];
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }

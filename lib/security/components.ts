@@ -8,7 +8,7 @@ import type { Authenticate, OperationStages } from '../pipeline/stages.js';
 import { bearerAuthenticator } from './bearer.js';
 import { profileProperties, readProfile } from './profiles.js';
 
-export const BUILT_IN_COMPONENT = 'platform-http';
+const BUILT_IN_COMPONENT = 'platform-http';
 
 /** What a component's factory is given at startup. */
 export interface ConsumerComponentOptions {

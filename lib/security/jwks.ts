@@ -14,7 +14,7 @@ const MAX_JWKS_BYTES = 1024 * 1024;
 /** After a failed fetch, the next try waits at most this long (or the cooldown, if shorter). */
 const RETRY_AFTER_FAILURE_MS = 1_000;
 
-export const KEYS_UNAVAILABLE = svcError(Errors.KEYS_UNAVAILABLE);
+const KEYS_UNAVAILABLE = svcError(Errors.KEYS_UNAVAILABLE);
 
 export class RemoteKeySet {
   private keys: LocalKeySet | undefined;

@@ -10,7 +10,7 @@ import { sequenceFailure } from '../validation/items.js';
 import { Violations } from '../validation/violations.js';
 import { SequenceError, type ItemDecoder } from './decode.js';
 
-export interface RequestItemsOptions {
+interface RequestItemsOptions {
   /** The declared media type the body was sent as (its item checks). */
   declared: string;
   maxBodySize: number;

@@ -60,7 +60,7 @@ export function compileFrame(op: Operation, logger: Logger, checks: ItemChecks |
     if (items === undefined) return;
     const headers = ex.message.headers;
     const status = statusOf(ex);
-    const written = headers.writtenNames().includes('content-type') ? headers.get('content-type') : undefined;
+    const written = headers.writtenValue('content-type');
     const accept = ex.request?.headers.accept;
     let type = typeof written === 'string' && isSequential(written) ? written : undefined;
     if (type === undefined) {

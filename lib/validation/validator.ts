@@ -5,6 +5,7 @@
 //   400  every parameter and the body against their schemas, all violations collected.
 // With `clientResponseValidation: true` routed operations check what the route answers against the
 // contract's response for that status; a violation is a 500 (a defect of the route, not of the client).
+import { Readable } from 'node:stream';
 import { responseForStatus, responsesByCode } from '../contract/responses.js';
 import type { Contract } from '../contract/load.js';
 import type { Operation, ResponseObject } from '../contract/operations.js';
@@ -14,6 +15,7 @@ import type { Feature, FeatureContext, ItemChecks, OperationStages, RequestFacts
 import { compileNegotiator, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
 import { HeaderNames, type Exchange, type Headers } from '../routes/exchange.js';
 import { isSequential } from '../streams/media.js';
+import { isItemSource } from '../streams/response.js';
 import { bodyKind, compileMediaCheck, type BodyContext, type BodyKind, type MediaCheck } from './bodies.js';
 import { checkWholeSequence, compileItemChecks } from './items.js';
 import { compileParameterCheck } from './parameters.js';
@@ -170,9 +172,9 @@ function responseStatus(code: unknown): number | undefined {
   return Number.isInteger(n) && n >= 100 && n <= 599 ? n : undefined;
 }
 
-/** An async iterable or generator, or an answer the route labelled with a sequential media type. */
+/** An async iterable or generator, or an answer the route labelled with a sequential media type; a Readable is written as it is. */
 function isItemAnswer(value: unknown, headers: Headers): boolean {
-  const contentType = headers.writtenNames().includes('content-type') ? headers.get('content-type') : undefined;
+  const contentType = headers.writtenValue('content-type');
   if (typeof contentType === 'string' && isSequential(contentType)) return true;
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && (Symbol.asyncIterator in value || typeof (value as { next?: unknown }).next === 'function');
+  return isItemSource(value) || value instanceof Readable;
 }

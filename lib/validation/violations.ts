@@ -1,6 +1,7 @@
 // Collecting every violation of one request (SPEC §6, §8) and choosing the problem's `detail`: Camel's text
 // when all violations are of the one kind it has a text for, the general text otherwise.
 import type { ErrorObject } from 'ajv';
+import { escapePointerToken } from '../contract/refs.js';
 import { Errors, SvcError, type ErrorDef, type Violation } from '../errors.js';
 
 export type ViolationKind = 'body-missing' | 'json' | 'xml' | 'query-missing' | 'header-missing' | 'schema';
@@ -60,7 +61,7 @@ export class Violations {
 }
 
 export function pointerOf(segments: readonly string[]): string {
-  return segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  return segments.map((s) => `/${escapePointerToken(s)}`).join('');
 }
 
 function unescapePointer(segment: string): string {

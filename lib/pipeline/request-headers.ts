@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseQuery, type Pairs } from '../http/query.js';
 import { PARAM_KEYS } from '../http/router.js';
-import { TAGGED_NAMES, tagExchange } from '../observe/request-id.js';
+import { REQUEST_ID_HEADER, requestIdOf, TAGGED_NAMES, tagExchange } from '../observe/request-id.js';
 import { HeaderNames, isInternalName, NEEDS_FILL, type Headers, type LazyRequestHeaders } from '../routes/exchange.js';
 import { Unreadable } from '../validation/parameters.js';
 import type { OperationQuerystring } from '../validation/querystring.js';
@@ -59,6 +59,11 @@ export class RequestHeaders implements LazyRequestHeaders {
     if (key === METHOD) return this.req.method;
     if (key === URI) return this.path;
     if (key === QUERY) return this.query;
+    // The fill ends by setting the response's request id (tagExchange), so it is known without one (log steps read it).
+    if (key === REQUEST_ID_HEADER) {
+      const id = requestIdOf(this.res);
+      if (id !== undefined) return id;
+    }
     // A request field keeps the client's value unless the fill sets it: the request id and trace context,
     // or a query parameter's contract default when the field is absent.
     if (!REQUEST_FIELDS.has(key) || TAGGED_NAMES.has(key) || hasDefault(this.queryDefaults, key)) return NEEDS_FILL;

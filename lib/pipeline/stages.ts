@@ -87,8 +87,8 @@ export interface ItemChecks {
   request?(mediaType: string, item: unknown, index: number, out: Violations): void;
   /** The check of a whole request sequence once it ended, when its media type has one (3.2 `schema`). */
   requestWhole?(mediaType: string): ((items: unknown[], out: Violations) => void) | undefined;
-  /** One item of an answer with this status and media type. */
-  response?(status: string, mediaType: string, item: unknown, index: number, out: Violations): void;
+  /** The check of each item of an answer with this status and media type (looked up once per answer). */
+  response?(status: string, mediaType: string): (item: unknown, index: number, out: Violations) => void;
 }
 
 /** How one operation reads and writes bodies item by item. */

@@ -93,9 +93,10 @@ function statusOf(ex: Exchange): string {
 }
 
 function itemCheck(checkResponse: NonNullable<ItemChecks['response']>, status: string, type: string): ItemCheck {
+  const check = checkResponse(status, type);
   return (item, index) => {
     const out = new Violations();
-    checkResponse(status, type, item, index, out);
+    check(item, index, out);
     if (out.size > 0) throw new SvcError(Errors.INVALID_RESPONSE, [], out.items);
   };
 }

@@ -26,20 +26,27 @@ export function compileItemChecks(op: Operation, ctx: BodyContext, directions: {
   const requestItems = memo((type: string) => itemCheck(op, type, 'request', { media: requestContent?.[type], uri: requestUri }, ctx));
   const requestWholes = memo((type: string) => wholeCheck(op, type, { media: requestContent?.[type], uri: requestUri }, ctx));
   const byCode = responsesByCode(op, (response: Located<ResponseObject>) => response);
-  const responseItems = memo((key: string) => {
-    const [code, type] = splitKey(key);
+  const responseItems = new Map<string, ItemCheck>();
+  const compileResponseItems = (code: string, type: string): ItemCheck => {
     const response = responseForStatus(byCode, code);
     const declared = Object.keys(response?.value.content ?? {});
     const entry = findDeclaredMediaType(declared, type);
     if (response === undefined || entry === undefined) return NO_CHECK;
     return itemCheck(op, entry, 'response', { media: response.value.content?.[entry], uri: response.uri }, ctx);
-  });
+  };
   const checks: ItemChecks = {};
   if (directions.request) {
     checks.request = (type, item, index, out) => requestItems(type)(item, index, out);
     checks.requestWhole = (type) => requestWholes(type)?.validate;
   }
-  if (directions.response) checks.response = (status, type, item, index, out) => responseItems(`${status} ${type}`)(item, index, out);
+  if (directions.response) {
+    checks.response = (status, type) => {
+      const key = `${status} ${type}`;
+      let check = responseItems.get(key);
+      if (check === undefined) responseItems.set(key, (check = compileResponseItems(status, type)));
+      return check;
+    };
+  }
   return checks;
 }
 
@@ -131,9 +138,4 @@ function memo<T>(make: (key: string) => T): (key: string) => T {
     if (value === undefined && !cache.has(key)) cache.set(key, (value = make(key)));
     return value as T;
   };
-}
-
-function splitKey(key: string): [string, string] {
-  const space = key.indexOf(' ');
-  return [key.slice(0, space), key.slice(space + 1)];
 }

@@ -12,7 +12,7 @@
 import type { Contract } from '../contract/load.js';
 import { isRef, type Located } from '../contract/refs.js';
 import { setOwn } from '../objects.js';
-import { discriminatorDispatch, type Dispatch } from '../validation/discriminator.js';
+import { derefRef, discriminatorDispatch, schemaRef, type Dispatch } from '../validation/discriminator.js';
 import { compilePattern, type RegExpLike } from '../validation/safe-regex.js';
 import { factsOf, mergeFacts, type Facts, type JsonType } from './facts.js';
 import { filler, formatSample, matchesFormat, plainSample } from './formats.js';
@@ -314,8 +314,7 @@ export class Synthesizer {
     for (const [key, ref] of Object.entries(disc.mapping ?? {})) {
       if (typeof ref !== 'string') continue;
       try {
-        const target = this.contract.refs.resolveRef(/[/#]/.test(ref) ? ref : `#/components/schemas/${ref}`, disc.uri);
-        if (this.contract.refs.deref(target.value, target.uri).value === self) value = key;
+        if (derefRef(schemaRef(ref), disc.uri, this.contract.refs).value === self) value = key;
       } catch {
         // a mapping that points nowhere names nothing
       }

@@ -67,7 +67,7 @@ export function discriminatorDispatch(node: Json, uri: string, refs: RefResolver
 }
 
 /** A `mapping`/`defaultMapping` value: a reference, or a bare name under `components/schemas`. */
-function schemaRef(target: string): string {
+export function schemaRef(target: string): string {
   return /[/#]/.test(target) ? target : `#/components/schemas/${target}`;
 }
 
@@ -107,7 +107,7 @@ function sharedDiscriminator(branches: Located<Json | null>[], refs: RefResolver
   return shared;
 }
 
-function derefRef(ref: string, uri: string, refs: RefResolver): Located {
+export function derefRef(ref: string, uri: string, refs: RefResolver): Located {
   const target = refs.resolveRef(ref, uri);
   return refs.deref(target.value, target.uri);
 }

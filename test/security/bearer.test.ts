@@ -187,9 +187,10 @@ test('with the default algorithms a token of another key type is refused, and sc
 test('a cached token is refused once it expires (clock-tolerance counted)', async () => {
   const running = await serve(config({ ...RSA_PROFILE, 'clock-tolerance': '0' }), { env: {} });
   try {
-    const jwt = await token(key, { claims: { scope: 'pets:read' }, expiresIn: 1 });
+    // exp is whole seconds after a whole-second iat: 2 s leaves at least 1 s for the first request.
+    const jwt = await token(key, { claims: { scope: 'pets:read' }, expiresIn: 2 });
     assert.equal((await get(running, { authorization: `Bearer ${jwt}` })).status, 200);
-    await sleep(2100);
+    await sleep(3100);
     const res = await get(running, { authorization: `Bearer ${jwt}` });
     assert.equal(res.status, 401);
     assert.equal(res.body.detail, 'The token has expired.');

@@ -19,7 +19,21 @@ export function bodyText(raw: Buffer): string {
  * the client goes away). Callbacks rather than a promise: this runs on every request with a body.
  */
 export function readBody(req: IncomingMessage, limit: number, done: (err: SvcError | undefined, body?: Buffer) => void): void {
-  if (Number(req.headers['content-length']) > limit) return done(svcError(Errors.BODY_TOO_LARGE, limit));
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) return done(svcError(Errors.BODY_TOO_LARGE, limit));
+  // node hands the request to its listener before it parses the body that came in the same packet: by the
+  // next tick that body is in the request's buffer. Taken whole from there, it costs one call instead of
+  // flowing-mode events (about 0.5 µs a request); a body still on its way is read as it arrives.
+  if (declared > 0) process.nextTick(readArrivedBody, req, declared, limit, done);
+  else readArrivingBody(req, limit, done);
+}
+
+function readArrivedBody(req: IncomingMessage, declared: number, limit: number, done: (err: SvcError | undefined, body?: Buffer) => void): void {
+  if (req.readableLength !== declared || req.readableFlowing === true) return readArrivingBody(req, limit, done);
+  done(undefined, req.read() as Buffer);
+}
+
+function readArrivingBody(req: IncomingMessage, limit: number, done: (err: SvcError | undefined, body?: Buffer) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
   const onData = (chunk: Buffer): void => {

@@ -72,6 +72,46 @@ test('a body over svc.server.maxBodySize is a 413 problem with Connection: close
   }
 });
 
+/** Writes `parts` on one raw connection, a few ms apart, and resolves with all it received once the server closes it. */
+function rawExchange(port: number, parts: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d) => (received += d.toString()));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+    const send = (i: number): void => {
+      if (i === parts.length) return;
+      socket.write(parts[i]!);
+      setTimeout(() => send(i + 1), 20);
+    };
+    send(0);
+  });
+}
+
+test('a body reaches the route whole however it arrives: with its head, in pieces, pipelined, chunked', async () => {
+  const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes: slowRoutes, server: { maxBodySize: 1000 } });
+  const port = Number(new URL(running.origin).port);
+  const post = (body: string, close = false): string =>
+    `POST /api/v3/pet HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n${close ? 'Connection: close\r\n' : ''}\r\n${body}`;
+  const answers = (received: string): string[] => received.split(/HTTP\/1\.1 /).filter(Boolean).map((r) => `${r.slice(0, 3)} ${r.slice(r.indexOf('\r\n\r\n') + 4)}`);
+  try {
+    // Head and body in one packet, and two requests pipelined in one packet.
+    assert.deepEqual(answers(await rawExchange(port, [post('first') + post('second', true)])), ['200 {"length":5,"body":"first"}', '200 {"length":6,"body":"second"}']);
+    // The body after the head, in three writes.
+    const spread = await rawExchange(port, ['POST /api/v3/pet HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 9\r\nConnection: close\r\n\r\n', 'abc', 'defghi']);
+    assert.deepEqual(answers(spread), ['200 {"length":9,"body":"abcdefghi"}']);
+    // Chunked, whole in one packet: two chunks are one body; over the limit it is a 413 that closes.
+    const chunkedHead = 'POST /api/v3/pet HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n';
+    assert.deepEqual(answers(await rawExchange(port, [`${chunkedHead}3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n${post('x', true)}`])), ['200 {"length":5,"body":"abcde"}', '200 {"length":1,"body":"x"}']);
+    const over = await rawExchange(port, [`${chunkedHead}3e8\r\n${'y'.repeat(1000)}\r\n1\r\nz\r\n0\r\n\r\n`]);
+    assert.match(over, /^HTTP\/1\.1 413 Payload Too Large\r\n/);
+    assert.match(over, /\r\nconnection: close\r\n/i);
+  } finally {
+    await running.close();
+  }
+});
+
 test('malformed JSON sent to a route is just a body: the route sees the text, nothing crashes', async () => {
   const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes: slowRoutes });
   try {

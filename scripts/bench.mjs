@@ -44,6 +44,11 @@ const JSONL_100 = Array.from({ length: 100 }, (_, i) => `{"timestamp":"2025-09-2
 const SSE_10 = Array.from({ length: 10 }, (_, i) => `event: tick\nid: ${i}\ndata: {"symbol":"ACME","price":${i}}\n\n`).join('');
 const HAMSTER_JSON = '{"petType":"hamster","name":"Hammy","legs":4}';
 const PET_XML = '<?xml version="1.0" encoding="UTF-8"?><pet><id>1</id><name>doggie</name><photoUrls></photoUrls><status>available</status></pet>';
+// Shared by several scenarios, so frozen: a scenario's `prepare` replaces its request rather than changing it.
+const GET_PET = Object.freeze({ method: 'GET', path: '/api/v3/pet/1' });
+const GET_PET_JSON = Object.freeze({ ...GET_PET, headers: { accept: 'application/json' } });
+const POST_PET = Object.freeze({ method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON });
+const PET_ANSWER = Object.freeze({ status: 200, type: 'application/json', body: PET_JSON });
 
 /** Peers, started from scripts/bench/peers/; `path` maps the facade's request path to the peer's. */
 const PEERS = {
@@ -60,7 +65,7 @@ const MOCK_SYNTHESIZED = {
   name: 'mock: GET, body synthesized from the schema (static)',
   key: 'mock-synth',
   files: [bench('mock-synth.yaml')],
-  request: { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/json' } },
+  request: GET_PET_JSON,
   expect: { status: 200, type: 'application/json', body: SYNTHESIZED_PET },
 };
 
@@ -74,27 +79,27 @@ const MOCK_SYNTHESIZED = {
 /** A Petstore scenario with request validation on, against fastify-openapi-glue; the routes answer JSON. */
 const againstGlue = (name, key, request, body) => ({ name, key, files: [bench('route.yaml')], env: VALIDATING, peers: ['glue'], request, expect: { status: 200, type: 'application/json', body } });
 /** Issue 11: the facade as a sidecar forwarding (`to: http`) to a bare backend, against @fastify/http-proxy in front of it. */
-const forwarding = (name, key, request) => ({ name, key, files: [bench('forward.yaml')], prepare: startBackend, peers: ['proxy', 'proxy-fwd'], request, expect: { status: 200, type: 'application/json', body: PET_JSON } });
+const forwarding = (name, key, request) => ({ name, key, files: [bench('forward.yaml')], prepare: startBackend, peers: ['proxy', 'proxy-fwd'], request, expect: PET_ANSWER });
 
 export const SCENARIOS = [
-  againstGlue('a: GET /pet/1, route, validation on', 'peer-a', { method: 'GET', path: '/api/v3/pet/1' }, PET_JSON),
+  againstGlue('a: GET /pet/1, route, validation on', 'peer-a', GET_PET, PET_JSON),
   // addPet has no route in route.yaml, so the facade answers with the body it was sent.
-  againstGlue('b: POST /pet (valid Pet, body validated)', 'peer-b', { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON }, PET_JSON),
+  againstGlue('b: POST /pet (valid Pet, body validated)', 'peer-b', POST_PET, PET_JSON),
   againstGlue('c: GET /user/login?username=a&password=b, validation on', 'peer-c', { method: 'GET', path: '/api/v3/user/login?username=a&password=b' }, SESSION_JSON),
   {
     name: 'route: GET, YAML setBody constant JSON',
     key: 'route',
     files: [bench('route.yaml')],
-    request: { method: 'GET', path: '/api/v3/pet/1' },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    request: GET_PET,
+    expect: PET_ANSWER,
   },
   {
     name: 'mock: GET, example from the contract',
     key: 'mock',
     files: [bench('mock.yaml')],
     peers: ['prism'],
-    request: { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/json' } },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    request: GET_PET_JSON,
+    expect: PET_ANSWER,
   },
   MOCK_SYNTHESIZED,
   {
@@ -109,8 +114,8 @@ export const SCENARIOS = [
     name: 'JSON binding: GET, route returns a class instance',
     key: 'binding-json',
     files: [bench('binding.mjs')],
-    request: { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/json' } },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    request: GET_PET_JSON,
+    expect: PET_ANSWER,
   },
   {
     name: 'XML binding: GET, route returns a class instance',
@@ -124,8 +129,8 @@ export const SCENARIOS = [
     key: 'validation-off',
     files: [bench('route.yaml')],
     env: { SVC_REST_CLIENTREQUESTVALIDATION: 'false' },
-    request: { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    request: POST_PET,
+    expect: PET_ANSWER,
   },
   {
     // OpenAPI 3.2 (issue 13): the pet's petType is unmapped, so `defaultMapping` names the schema checked.
@@ -143,8 +148,8 @@ export const SCENARIOS = [
     prepare: prepareOAuth,
     verify: verifyOAuth,
     baseline: { files: [bench('route.yaml')] },
-    request: { method: 'GET', path: '/api/v3/pet/1' },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    request: GET_PET,
+    expect: PET_ANSWER,
   },
   {
     // Issue 13: 100 JSON Lines read item by item as they arrive, each checked against itemSchema.
@@ -177,8 +182,8 @@ export const SCENARIOS = [
     key: 'metrics',
     files: [bench('route.yaml')],
     baseline: { files: [bench('route.yaml')], env: { SVC_OBSERVE_METRICS: 'false' }, label: 'metrics off' },
-    request: { method: 'GET', path: '/api/v3/pet/1' },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    request: GET_PET,
+    expect: PET_ANSWER,
   },
   {
     name: 'QUERY (OpenAPI 3.2): JSON body validated, route',
@@ -196,7 +201,7 @@ export const SCENARIOS = [
     request: { method: 'GET', path: '/search?q=lamp&page=2' },
     expect: { status: 200, type: 'application/json', body: '[{"id":1,"name":"lamp"}]' },
   },
-  forwarding('forward GET /pet/1', 'forward-get', { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/json' } }),
+  forwarding('forward GET /pet/1', 'forward-get', GET_PET_JSON),
   forwarding('forward POST /pet', 'forward-post', { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json' }, body: PET_JSON }),
 ];
 
@@ -301,7 +306,7 @@ async function compare(scenario) {
     const systems = [
       scenario.baseline
         ? { name: 'bare', label: scenario.baseline.label ?? 'base (no feature)', start: () => startFacade(main, scenario.baseline.files, { ...scenario.baseline.env, ...shared }) }
-        : { name: 'bare', label: helper ? 'bare (the backend alone)' : 'bare', start: () => start(BARE_SERVER, [], bareEnv(scenario.expect)) },
+        : { name: 'bare', label: helper ? "bare (the backend's twin)" : 'bare', start: () => start(BARE_SERVER, [], bareEnv(scenario.expect)) },
       { name: 'facade', start: () => startFacade(main, scenario.files, env) },
       ...(against ? [{ name: 'against', label: 'facade (--against)', start: () => startFacade(against, scenario.files, env) }] : []),
       ...(withPeers ? (scenario.peers ?? []) : []).map((key) => ({ name: 'peer', label: PEERS[key].name, path: PEERS[key].path, start: () => startPeer(key, shared) })),

@@ -1,30 +1,31 @@
 #!/usr/bin/env node
 // Benchmarks the built facade against a bare node:http server answering the same response (or, for a scenario
-// with a `baseline`, against the facade without the feature measured) and, where a scenario names one, a peer (Fastify + fastify-openapi-glue, or Prism's mock) on the same contract, in the
+// with a `baseline`, against the facade without the feature measured) and, where a scenario names them, peers
+// (Fastify + fastify-openapi-glue, Prism's mock, @fastify/http-proxy) on the same contract or backend, in the
 // same run, with autocannon on loopback; loads alternate between the servers for several rounds and medians
-// are reported. Prints req/s, p99 latency and RSS of each, and the ratios; then start-to-first-answer and
-// idle RSS of the Petstore (facade, peer, bare) and of the largest corpus contracts.
+// are reported. Prints req/s, p99 latency, RSS and CPU per request of each server process, and the ratios;
+// then start-to-first-answer and idle RSS of the Petstore (facade, peer, bare) and of the largest corpus
+// contracts. The forwarding scenarios (`to: http`) put the facade and the proxies in front of one bare backend
+// started for the scenario; their bare server is that backend's twin, loaded directly.
 //
 //   npm run bench                                  all scenarios: 3 rounds of 3 s per server
 //   node scripts/bench.mjs --only login --rounds 5 --duration 5     scenarios whose key or name contains "login"
 //   node scripts/bench.mjs --only peer-a,mock      scenarios matching any of the comma-separated texts
 //   node scripts/bench.mjs --only startup          only the startup figures
 //   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy)
-//   node scripts/bench.mjs --only forward --forward-before ../old/dist/main.js   ... and another build of the facade
 //   node scripts/bench.mjs --only stripe           only the startup figures whose name contains "stripe"
 //   node scripts/bench.mjs --no-peers              without the peers (no install of scripts/bench/peers)
 //   node scripts/bench.mjs --against /tmp/old/dist/main.js   also a previous build's facade, in the same interleaved run
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runForwarding } from './bench/forwarding.mjs';
+import { BARE_SERVER, bareEnv, startBackend } from './bench/backend.mjs';
 import { prepareOAuth, verifyOAuth } from './bench/oauth.mjs';
-import { prepareRelay } from './bench/streams-relay.mjs';
 import { ensurePeers, PEERS_DIR } from './bench/peers.mjs';
+import { start } from './bench/start.mjs';
 
 // autocannon sends only the methods of its own list (RFC 7231's and PATCH); QUERY (RFC 10008, OpenAPI 3.2's
 // `query` operation) is added to that list, which it reads on every request it builds.
@@ -43,48 +44,62 @@ const JSONL_100 = Array.from({ length: 100 }, (_, i) => `{"timestamp":"2025-09-2
 const SSE_10 = Array.from({ length: 10 }, (_, i) => `event: tick\nid: ${i}\ndata: {"symbol":"ACME","price":${i}}\n\n`).join('');
 const HAMSTER_JSON = '{"petType":"hamster","name":"Hammy","legs":4}';
 const PET_XML = '<?xml version="1.0" encoding="UTF-8"?><pet><id>1</id><name>doggie</name><photoUrls></photoUrls><status>available</status></pet>';
+// Shared by several scenarios, so frozen: a scenario's `prepare` replaces its request rather than changing it.
+const GET_PET = Object.freeze({ method: 'GET', path: '/api/v3/pet/1' });
+const GET_PET_JSON = Object.freeze({ ...GET_PET, headers: { accept: 'application/json' } });
+const POST_PET = Object.freeze({ method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON });
+const PET_ANSWER = Object.freeze({ status: 200, type: 'application/json', body: PET_JSON });
 
 /** Peers, started from scripts/bench/peers/; `path` maps the facade's request path to the peer's. */
 const PEERS = {
   glue: { name: 'fastify-openapi-glue', command: () => bench('glue-server.mjs'), args: [] },
   // Prism serves the contract's paths without the server URL's base path.
   prism: { name: 'prism mock', command: () => join(PEERS_DIR, 'node_modules/.bin/prism'), args: ['mock', '-h', '127.0.0.1', '-p', '0', bench('mock-contract.yaml')], path: (p) => p.replace(/^\/api\/v3/, '') },
+  // In front of the scenario's backend (BENCH_BACKEND_PORT); with its defaults it sends no forwarding headers.
+  proxy: { name: '@fastify/http-proxy', command: () => bench('fastify-proxy.mjs'), args: [] },
+  // The same, sending Forwarded, X-Forwarded-* and Via like the facade, so the backend does the same work behind both.
+  'proxy-fwd': { name: 'http-proxy, fwd headers', command: () => bench('fastify-proxy.mjs'), args: [], env: { BENCH_PEER_FORWARDED: '1' } },
 };
 
 const MOCK_SYNTHESIZED = {
   name: 'mock: GET, body synthesized from the schema (static)',
   key: 'mock-synth',
   files: [bench('mock-synth.yaml')],
-  request: { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/json' } },
+  request: GET_PET_JSON,
   expect: { status: 200, type: 'application/json', body: SYNTHESIZED_PET },
 };
 
 /**
  * Each scenario: the facade's config files, the request, and the response the bare server gives back
- * (the same bytes the facade, and the peer if any, answer), so the ratios compare like with like.
+ * (the same bytes the facade, and the peers if any, answer), so the ratios compare like with like.
+ * `prepare(scenario)` runs before the servers start: it may set the facade's `env` and the request, and may
+ * return a started helper server (a backend): every server of the scenario gets its port as
+ * BENCH_BACKEND_PORT, and it is stopped after the scenario.
  */
 /** A Petstore scenario with request validation on, against fastify-openapi-glue; the routes answer JSON. */
-const againstGlue = (name, key, request, body) => ({ name, key, files: [bench('route.yaml')], env: VALIDATING, peer: 'glue', request, expect: { status: 200, type: 'application/json', body } });
+const againstGlue = (name, key, request, body) => ({ name, key, files: [bench('route.yaml')], env: VALIDATING, peers: ['glue'], request, expect: { status: 200, type: 'application/json', body } });
+/** Issue 11: the facade as a sidecar forwarding (`to: http`) to a bare backend, against @fastify/http-proxy in front of it. */
+const forwarding = (name, key, request) => ({ name, key, files: [bench('forward.yaml')], prepare: startBackend, peers: ['proxy', 'proxy-fwd'], request, expect: PET_ANSWER });
 
 export const SCENARIOS = [
-  againstGlue('a: GET /pet/1, route, validation on', 'peer-a', { method: 'GET', path: '/api/v3/pet/1' }, PET_JSON),
+  againstGlue('a: GET /pet/1, route, validation on', 'peer-a', GET_PET, PET_JSON),
   // addPet has no route in route.yaml, so the facade answers with the body it was sent.
-  againstGlue('b: POST /pet (valid Pet, body validated)', 'peer-b', { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON }, PET_JSON),
+  againstGlue('b: POST /pet (valid Pet, body validated)', 'peer-b', POST_PET, PET_JSON),
   againstGlue('c: GET /user/login?username=a&password=b, validation on', 'peer-c', { method: 'GET', path: '/api/v3/user/login?username=a&password=b' }, SESSION_JSON),
   {
     name: 'route: GET, YAML setBody constant JSON',
     key: 'route',
     files: [bench('route.yaml')],
-    request: { method: 'GET', path: '/api/v3/pet/1' },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    request: GET_PET,
+    expect: PET_ANSWER,
   },
   {
     name: 'mock: GET, example from the contract',
     key: 'mock',
     files: [bench('mock.yaml')],
-    peer: 'prism',
-    request: { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/json' } },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    peers: ['prism'],
+    request: GET_PET_JSON,
+    expect: PET_ANSWER,
   },
   MOCK_SYNTHESIZED,
   {
@@ -99,8 +114,8 @@ export const SCENARIOS = [
     name: 'JSON binding: GET, route returns a class instance',
     key: 'binding-json',
     files: [bench('binding.mjs')],
-    request: { method: 'GET', path: '/api/v3/pet/1', headers: { accept: 'application/json' } },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    request: GET_PET_JSON,
+    expect: PET_ANSWER,
   },
   {
     name: 'XML binding: GET, route returns a class instance',
@@ -114,8 +129,8 @@ export const SCENARIOS = [
     key: 'validation-off',
     files: [bench('route.yaml')],
     env: { SVC_REST_CLIENTREQUESTVALIDATION: 'false' },
-    request: { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    request: POST_PET,
+    expect: PET_ANSWER,
   },
   {
     // OpenAPI 3.2 (issue 13): the pet's petType is unmapped, so `defaultMapping` names the schema checked.
@@ -133,8 +148,8 @@ export const SCENARIOS = [
     prepare: prepareOAuth,
     verify: verifyOAuth,
     baseline: { files: [bench('route.yaml')] },
-    request: { method: 'GET', path: '/api/v3/pet/1' },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    request: GET_PET,
+    expect: PET_ANSWER,
   },
   {
     // Issue 13: 100 JSON Lines read item by item as they arrive, each checked against itemSchema.
@@ -153,11 +168,11 @@ export const SCENARIOS = [
     expect: { status: 200, type: 'text/event-stream', body: SSE_10 },
   },
   {
-    // Issue 13: a backend's 100 JSON Lines relayed by to: http, each item checked as it passes (bare: the backend alone).
+    // Issue 13: a backend's 100 JSON Lines relayed by to: http, each item checked as it passes (bare: the backend's twin).
     name: 'streams: GET 100 JSON Lines relayed, each item validated',
     key: 'streams-relay',
     files: [bench('streams-relay.yaml')],
-    prepare: prepareRelay,
+    prepare: startBackend,
     request: { method: 'GET', path: '/api/logs' },
     expect: { status: 200, type: 'application/jsonl', body: JSONL_100 },
   },
@@ -167,8 +182,8 @@ export const SCENARIOS = [
     key: 'metrics',
     files: [bench('route.yaml')],
     baseline: { files: [bench('route.yaml')], env: { SVC_OBSERVE_METRICS: 'false' }, label: 'metrics off' },
-    request: { method: 'GET', path: '/api/v3/pet/1' },
-    expect: { status: 200, type: 'application/json', body: PET_JSON },
+    request: GET_PET,
+    expect: PET_ANSWER,
   },
   {
     name: 'QUERY (OpenAPI 3.2): JSON body validated, route',
@@ -186,6 +201,8 @@ export const SCENARIOS = [
     request: { method: 'GET', path: '/search?q=lamp&page=2' },
     expect: { status: 200, type: 'application/json', body: '[{"id":1,"name":"lamp"}]' },
   },
+  forwarding('forward GET /pet/1', 'forward-get', GET_PET_JSON),
+  forwarding('forward POST /pet', 'forward-post', { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json' }, body: PET_JSON }),
 ];
 
 /**
@@ -219,27 +236,6 @@ const against = opt('against', undefined);
 const selected = (key, name) => only === undefined || only.some((o) => key.includes(o) || name.includes(o));
 const startupSelected = (s) => selected('startup', 'startup') || (only !== undefined && only.some((o) => s.name.includes(o)));
 
-function start(command, commandArgs, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [command, ...commandArgs], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`timeout starting ${command}: ${err || out}`)), 30_000);
-    const onData = (d) => {
-      out += d;
-      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout.off('data', onData).resume(); // keep draining (Prism logs every request)
-        resolve({ child, port: Number(m[1]) });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => reject(new Error(`${command} exited ${code}: ${err}`)));
-  });
-}
-
 /** CPU time (user + system) a process has used so far, in microseconds, from /proc (clock ticks of 10 ms). */
 function cpuMicros(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -263,79 +259,101 @@ async function load(port, request, pid) {
 }
 
 /** Every server must answer the scenario's status with the same bytes, or the ratios mean nothing. */
-async function check(port, request, scenario, who) {
-  const { method, path, headers, body } = request;
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers, body });
+async function check(server, scenario) {
+  const { method, path, headers, body } = server.request;
+  const who = server.label ?? server.name;
+  const res = await fetch(`http://127.0.0.1:${server.port}${path}`, { method, headers, body });
   const text = await res.text();
   if (res.status !== scenario.expect.status) throw new Error(`${scenario.name} (${who}): expected ${scenario.expect.status}, got ${res.status}: ${text.slice(0, 300)}`);
   // A dynamic mock answers fresh bytes every time: it must still answer JSON.
-  if (scenario.expect.varies && (who === 'facade' || who === 'base')) return void JSON.parse(text);
+  if (scenario.expect.varies && (server.name === 'facade' || server.name === 'against')) return void JSON.parse(text);
   if (text !== scenario.expect.body) throw new Error(`${scenario.name} (${who}): expected the body ${scenario.expect.body}, got ${text.slice(0, 300)}`);
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function startPeer(key) {
-  const peer = PEERS[key];
-  return start(peer.command(), peer.args);
+/** The facade (this build's `main`, or another build's) on the config `files`, on a free loopback port. */
+const startFacade = (command, files, env) => start(command, [...files, '--port', '0', '--host', '127.0.0.1'], env);
+
+const startPeer = (key, env) => start(PEERS[key].command(), PEERS[key].args, { ...PEERS[key].env, ...env });
+
+/** The medians of a server's loads; `ratios`: its req/s over the first server's, round by round. */
+function summarize(server, first) {
+  const { name, label = name, runs, child } = server;
+  return {
+    name,
+    label,
+    rps: median(runs.map((x) => x.rps)),
+    p99: median(runs.map((x) => x.p99)),
+    cpu: median(runs.map((x) => x.cpu)),
+    errors: runs.reduce((n, x) => n + x.errors + x.non2xx, 0),
+    rss: rssMiB(child.pid),
+    ratios: runs.map((x, i) => x.rps / first.runs[i].rps),
+  };
 }
 
 /**
- * Bare, facade and the peer (if any) run side by side; their loads alternate for `rounds` rounds and the
- * medians count.
+ * The scenario's helper (if it prepares one), then bare (or the baseline), the facade, the --against build
+ * and the peers run side by side; their loads alternate for `rounds` rounds and the medians count.
  */
 async function compare(scenario) {
-  const bareEnv = { BARE_STATUS: String(scenario.expect.status), BARE_TYPE: scenario.expect.type, BARE_BODY: scenario.expect.body };
-  if (scenario.prepare) await scenario.prepare(scenario);
-  const peer = withPeers && scenario.peer !== undefined ? PEERS[scenario.peer] : undefined;
-  const systems = [
-    scenario.baseline
-      ? { name: 'bare', label: scenario.baseline.label ?? 'base (no feature)', request: scenario.request, start: () => start(main, [...scenario.baseline.files, '--port', '0', '--host', '127.0.0.1'], scenario.baseline.env ?? {}) }
-      : { name: 'bare', request: scenario.request, start: () => start(bench('bare-server.mjs'), [], bareEnv) },
-    { name: 'facade', request: scenario.request, start: () => start(main, [...scenario.files, '--port', '0', '--host', '127.0.0.1'], scenario.env ?? {}) },
-    ...(against ? [{ name: 'base', label: 'facade (--against)', request: scenario.request, start: () => start(against, [...scenario.files, '--port', '0', '--host', '127.0.0.1'], scenario.env ?? {}) }] : []),
-    ...(peer ? [{ name: 'peer', label: peer.name, request: { ...scenario.request, path: peer.path?.(scenario.request.path) ?? scenario.request.path }, start: () => startPeer(scenario.peer) }] : []),
-  ];
   const running = [];
+  let helper;
   try {
-    for (const system of systems) running.push({ ...system, ...(await system.start()), runs: [] });
-    for (const s of running) await check(s.port, s.request, scenario, s.name);
+    helper = await scenario.prepare?.(scenario);
+    const shared = helper ? { BENCH_BACKEND_PORT: String(helper.port) } : {};
+    const env = { ...scenario.env, ...shared };
+    const systems = [
+      scenario.baseline
+        ? { name: 'bare', label: scenario.baseline.label ?? 'base (no feature)', start: () => startFacade(main, scenario.baseline.files, { ...scenario.baseline.env, ...shared }) }
+        : { name: 'bare', label: helper ? "bare (the backend's twin)" : 'bare', start: () => start(BARE_SERVER, [], bareEnv(scenario.expect)) },
+      { name: 'facade', start: () => startFacade(main, scenario.files, env) },
+      ...(against ? [{ name: 'against', label: 'facade (--against)', start: () => startFacade(against, scenario.files, env) }] : []),
+      ...(withPeers ? (scenario.peers ?? []) : []).map((key) => ({ name: 'peer', label: PEERS[key].name, path: PEERS[key].path, start: () => startPeer(key, shared) })),
+    ];
+    const { request } = scenario;
+    for (const system of systems) {
+      running.push({ ...system, request: { ...request, path: system.path?.(request.path) ?? request.path }, ...(await system.start()), runs: [] });
+    }
+    for (const s of running) await check(s, scenario);
     if (scenario.verify) await scenario.verify(running[1].port);
     for (let r = 0; r < rounds; r++) for (const s of running) s.runs.push(await load(s.port, s.request, s.child.pid));
-    const result = {};
-    for (const s of running) {
-      result[s.name] = {
-        label: s.label ?? s.name,
-        rps: median(s.runs.map((x) => x.rps)),
-        p99: median(s.runs.map((x) => x.p99)),
-        cpu: median(s.runs.map((x) => x.cpu)),
-        errors: s.runs.reduce((n, x) => n + x.errors + x.non2xx, 0),
-        rss: rssMiB(s.child.pid),
-        ratios: s.runs.map((x, i) => x.rps / running[0].runs[i].rps),
-      };
-    }
-    return result;
+    const results = running.map((s) => summarize(s, running[0]));
+    const [bare, facade] = results;
+    return { bare, facade, against: results.find((x) => x.name === 'against'), peers: results.filter((x) => x.name === 'peer') };
   } finally {
     for (const s of running) s.child.kill('SIGTERM');
+    helper?.child.kill('SIGTERM');
   }
 }
 
 const fmt = (n, d = 0) => n.toFixed(d).padStart(9);
+const LABEL = 38;
+const perRound = (x) => `req/s per round: ${x.ratios.map((r) => r.toFixed(2)).join(' ')}`;
+
+/** A line of x's figures against y's: req/s, p99 and RSS as x/y, CPU per request as y/x (above 1: x spends less). */
+function printRatio(label, x, y, note = '') {
+  console.log(`  ${`ratio ${label}`.padEnd(LABEL)} ${fmt(x.rps / y.rps, 2)} ${fmt(x.p99 / Math.max(y.p99, 1), 2)} ${fmt(x.rss / y.rss, 2)} ${fmt(y.cpu / x.cpu, 2)}    ${note}`);
+}
 
 async function runScenarios() {
   const rows = [];
   for (const s of SCENARIOS) {
     if (!selected(s.key, s.name)) continue;
-    const result = await compare(s);
-    const { bare, facade, peer, base } = result;
-    rows.push({ s, bare, facade, peer, base });
-    console.log(`\n${s.name}  (${connections} connections, ${rounds} x ${duration} s each, interleaved, medians)`);
-    console.log(`                           req/s   p99 ms   RSS MiB  CPU µs/req   errors`);
-    for (const x of [bare, facade, base, peer]) if (x) console.log(`  ${x.label.padEnd(22)} ${fmt(x.rps)} ${fmt(x.p99)} ${fmt(x.rss, 1)} ${fmt(x.cpu, 1)}    ${fmt(x.errors)}`);
-    console.log(`  ratio facade/bare      ${fmt(facade.rps / bare.rps, 2)} ${fmt(facade.p99 / Math.max(bare.p99, 1), 2)} ${fmt(facade.rss / bare.rss, 2)} ${fmt(bare.cpu / facade.cpu, 2)}    (CPU as bare/facade; req/s per round: ${facade.ratios.map((r) => r.toFixed(2)).join(' ')})`);
-    if (base) console.log(`  ratio base/bare        ${fmt(base.rps / bare.rps, 2)} ${fmt(base.p99 / Math.max(bare.p99, 1), 2)} ${fmt(base.rss / bare.rss, 2)} ${fmt(bare.cpu / base.cpu, 2)}    (req/s per round: ${base.ratios.map((r) => r.toFixed(2)).join(' ')})`);
-    if (peer) console.log(`  ratio peer/bare        ${fmt(peer.rps / bare.rps, 2)} ${fmt(peer.p99 / Math.max(bare.p99, 1), 2)} ${fmt(peer.rss / bare.rss, 2)} ${fmt(bare.cpu / peer.cpu, 2)}    (req/s per round: ${peer.ratios.map((r) => r.toFixed(2)).join(' ')})`);
-    if (peer) console.log(`  ratio facade/peer      ${fmt(facade.rps / peer.rps, 2)} ${fmt(facade.p99 / Math.max(peer.p99, 1), 2)} ${fmt(facade.rss / peer.rss, 2)} ${fmt(peer.cpu / facade.cpu, 2)}`);
+    const { bare, facade, against: base, peers } = await compare(s);
+    rows.push({ s, bare, facade, base, peers });
+    console.log(`\n${s.name}  (${connections} connections, ${rounds} x ${duration} s each, interleaved, medians; CPU: each server process alone)`);
+    console.log(`  ${''.padEnd(LABEL)}${['req/s', 'p99 ms', 'RSS MiB', 'CPU µs/req'].map((t) => ` ${t.padStart(9)}`).join('')}${'errors'.padStart(12)}`);
+    for (const x of [bare, facade, base, ...peers]) if (x) console.log(`  ${x.label.padEnd(LABEL)} ${fmt(x.rps)} ${fmt(x.p99)} ${fmt(x.rss, 1)} ${fmt(x.cpu, 1)}    ${fmt(x.errors)}`);
+    printRatio('facade/bare', facade, bare, `(CPU as bare/facade; ${perRound(facade)})`);
+    if (base) {
+      printRatio('against/bare', base, bare, `(${perRound(base)})`);
+      printRatio('facade/against', facade, base);
+    }
+    for (const peer of peers) {
+      printRatio(`${peer.label}/bare`, peer, bare, `(${perRound(peer)})`);
+      printRatio(`facade/${peer.label}`, facade, peer);
+    }
   }
   return rows;
 }
@@ -343,9 +361,8 @@ async function runScenarios() {
 /** One start: the time from spawning to the first answer, then the RSS after a second of idling. */
 async function startOnce(s) {
   const t0 = performance.now();
-  const peer = s.peer === undefined ? undefined : PEERS[s.peer];
-  const args = peer ? peer.args : [...s.args, ...(s.command === main ? ['--port', '0', '--host', '127.0.0.1'] : [])];
-  const { child, port } = await start(peer ? peer.command() : s.command, args, s.env ?? {});
+  const starting = s.peer !== undefined ? startPeer(s.peer) : s.command === main ? startFacade(main, s.args, s.env) : start(s.command, s.args, s.env);
+  const { child, port } = await starting;
   try {
     const res = await fetch(`http://127.0.0.1:${port}${s.path}`);
     await res.arrayBuffer();
@@ -374,17 +391,12 @@ async function startupTimes() {
   }
 }
 
-if (withPeers && (SCENARIOS.some((s) => s.peer && selected(s.key, s.name)) || STARTUP.some((s) => s.peer && startupSelected(s)))) ensurePeers();
+if (withPeers && (SCENARIOS.some((s) => s.peers && selected(s.key, s.name)) || STARTUP.some((s) => s.peer && startupSelected(s)))) ensurePeers();
 const rows = await runScenarios();
-const forwarding = await runForwarding({ start, load, median, fmt, bench, main, selected, withPeers, rounds, connections, duration, before: opt('forward-before', undefined) });
 if (STARTUP.some(startupSelected)) await startupTimes();
-console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
-for (const { s, bare, facade, peer, base } of rows) {
-  const basePart = base ? `  base ${(base.rps / bare.rps).toFixed(2)} (CPU ${(bare.cpu / base.cpu).toFixed(2)}; µs/req bare ${bare.cpu.toFixed(1)}, base ${base.cpu.toFixed(1)}, facade ${facade.cpu.toFixed(1)}${peer ? `, peer ${peer.cpu.toFixed(1)}` : ''})` : '';
-  const peerPart = (peer ? `  ${peer.label} ${(peer.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / peer.rps).toFixed(2)}` : '') + basePart;
-  console.log(`  ${s.name.padEnd(56)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})${peerPart}`);
-}
-for (const { scenario, facade, peer, peerFwd } of forwarding) {
-  const vs = (p) => (p ? `${(facade.rps / p.rps).toFixed(2)} (p99 ${(facade.p99 / Math.max(p.p99, 1)).toFixed(2)})` : '-');
-  console.log(`  ${scenario.name.padEnd(56)} facade/@fastify/http-proxy ${vs(peer)}, with the same forwarding headers ${vs(peerFwd)}`);
+console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer with its p99 ratio (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
+for (const { s, bare, facade, base, peers } of rows) {
+  const peerPart = peers.map((p) => `  ${p.label} ${(p.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / p.rps).toFixed(2)} (p99 ${(facade.p99 / Math.max(p.p99, 1)).toFixed(2)})`).join('');
+  const basePart = base ? `  against ${(base.rps / bare.rps).toFixed(2)} (CPU ${(bare.cpu / base.cpu).toFixed(2)}; µs/req ${[bare, base, facade, ...peers].map((x) => `${x.name === 'peer' ? x.label : x.name} ${x.cpu.toFixed(1)}`).join(', ')})` : '';
+  console.log(`  ${s.name.padEnd(56)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})${peerPart}${basePart}`);
 }

@@ -30,7 +30,7 @@ export async function prepareOAuth(scenario) {
     SVC_OAUTH_BENCH_PUBLIC_KEY_FILE: pem,
     SVC_OAUTH_BENCH_REQUIRED_SCOPES: 'pets:read',
   };
-  scenario.request.headers = { ...scenario.request.headers, authorization: `Bearer ${token}` };
+  scenario.request = { ...scenario.request, headers: { ...scenario.request.headers, authorization: `Bearer ${token}` } };
 }
 
 /** The profile must be on in the measured facade: without the token it refuses. */

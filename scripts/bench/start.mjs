@@ -1,0 +1,28 @@
+// Starts a bench server (the facade, a peer, a bare server, a backend) as a node child process and waits for
+// its "listening on http://host:port" line: every server the bench runs prints one.
+import { spawn } from 'node:child_process';
+
+/** Resolves to the child and the port it listens on; rejects if it exits first or says nothing for 30 s. */
+export function start(command, commandArgs, env = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [command, ...commandArgs], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`timeout starting ${command}: ${err || out}`)), 30_000);
+    const onData = (d) => {
+      out += d;
+      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout.off('data', onData).resume(); // keep draining (Prism logs every request)
+        resolve({ child, port: Number(m[1]) });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited ${code}: ${err}`));
+    });
+  });
+}

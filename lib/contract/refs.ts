@@ -90,12 +90,17 @@ export class RefResolver {
     return this.docs.get(this.rootUri);
   }
 
-  /** Follows a chain of `$ref`s starting at `value` (found in document `uri`). Non-refs come back as they are. */
-  deref<T = unknown>(value: unknown, uri: string = this.rootUri): Located<T> {
+  /**
+   * Follows a chain of `$ref`s starting at `value` (found in document `uri`). Non-refs come back as they are.
+   * `followed` hears each `$ref` taken, in order: the last names where the value was found.
+   */
+  deref<T = unknown>(value: unknown, uri: string = this.rootUri, followed?: (ref: string) => void): Located<T> {
     let current: Located = { value, uri };
     for (let hops = 0; isRef(current.value); hops++) {
-      if (hops >= MAX_HOPS) throw svcError(Errors.SPEC_REF, (current.value as { $ref: string }).$ref, current.uri, 'reference chain is circular');
-      current = this.resolveRef((current.value as { $ref: string }).$ref, current.uri);
+      const ref = current.value.$ref;
+      if (hops >= MAX_HOPS) throw svcError(Errors.SPEC_REF, ref, current.uri, 'reference chain is circular');
+      followed?.(ref);
+      current = this.resolveRef(ref, current.uri);
     }
     return current as Located<T>;
   }

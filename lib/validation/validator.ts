@@ -75,12 +75,7 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
   const negotiate = op.produces.length > 0 ? compileNegotiator(op.produces) : undefined;
   const notAcceptable = svcError(Errors.NOT_ACCEPTABLE);
   const checkParameters = compileParameterCheck(op, body.compiler, body.contract.refs);
-  const mediaChecks = new Map<string, MediaCheck>();
-  const mediaCheck = (type: string): MediaCheck => {
-    let check = mediaChecks.get(type);
-    if (check === undefined) mediaChecks.set(type, (check = compileMediaCheck(op, type, 'request', { value: content[type], uri: bodyUri }, body)));
-    return check;
-  };
+  const mediaCheck = boundedMemo((type) => compileMediaCheck(op, type, 'request', { value: content[type], uri: bodyUri }, body));
 
   return (facts) => {
     const raw = facts.raw;

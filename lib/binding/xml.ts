@@ -11,6 +11,7 @@
 //   stack depth; nesting beyond `maxDepth` is rejected as soon as the offending tag opens.
 // - DTDs are rejected outright (the doctype event throws), so no entity other than the five predefined
 //   ones and numeric character references can ever be expanded.
+import { unescapePointerToken } from '../contract/refs.js';
 import { setOwn } from '../objects.js';
 import { SaxesParser, type SaxesTagNS, type SaxesAttributeNS } from 'saxes';
 import { Errors, SvcError } from '../errors.js';
@@ -254,7 +255,7 @@ export function componentName(ref: string): string | undefined {
       return undefined;
     }
   }
-  return frag.replace(/~1/g, '/').replace(/~0/g, '~');
+  return unescapePointerToken(frag);
 }
 
 function itemShapeOf(shape: Shape, deref: Deref): Shape | null {

@@ -218,6 +218,11 @@ export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** A JSON Pointer reference token read back: `~1` as `/`, then `~0` as `~` (RFC 6901 §4, in that order). */
+export function unescapePointerToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
 function isUrl(s: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(s) && !s.startsWith('file:');
 }
@@ -241,7 +246,7 @@ export function evaluatePointer(doc: unknown, fragment: string, ref: string, uri
   let node = doc;
   const decoded = safeDecode(fragment);
   for (const raw of decoded.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const token = unescapePointerToken(raw);
     if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, token)) {
       throw svcError(Errors.SPEC_REF, ref, uri, `no value at ${decoded}`);
     }

@@ -12,6 +12,7 @@
 // - DTDs are rejected outright (the doctype event throws), so no entity other than the five predefined
 //   ones and numeric character references can ever be expanded.
 import { unescapePointerToken } from '../contract/refs.js';
+import { percentDecoded } from '../http/percent.js';
 import { setOwn } from '../objects.js';
 import { SaxesParser, type SaxesTagNS, type SaxesAttributeNS } from 'saxes';
 import { Errors, SvcError } from '../errors.js';
@@ -248,14 +249,8 @@ export function componentName(ref: string): string | undefined {
   if (!frag.startsWith(COMPONENT_PREFIX)) return undefined;
   frag = frag.slice(COMPONENT_PREFIX.length);
   if (frag === '' || frag.includes('/')) return undefined;
-  if (frag.includes('%')) {
-    try {
-      frag = decodeURIComponent(frag);
-    } catch {
-      return undefined;
-    }
-  }
-  return unescapePointerToken(frag);
+  const decoded = percentDecoded(frag);
+  return decoded === undefined ? undefined : unescapePointerToken(decoded);
 }
 
 function itemShapeOf(shape: Shape, deref: Deref): Shape | null {

@@ -4,6 +4,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors, svcError } from '../errors.js';
+import { percentDecoded } from '../http/percent.js';
 import type { OpenApiVersion } from './version.js';
 import { parseDocument } from './parse.js';
 
@@ -244,7 +245,7 @@ function safeUrl(id: string, base: string): string | undefined {
 /** RFC 6901 pointer, given as a URI fragment (percent-decoded first). */
 export function evaluatePointer(doc: unknown, fragment: string, ref: string, uri: string): unknown {
   let node = doc;
-  const decoded = safeDecode(fragment);
+  const decoded = percentDecoded(fragment) ?? fragment;
   for (const raw of decoded.slice(1).split('/')) {
     const token = unescapePointerToken(raw);
     if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, token)) {
@@ -253,12 +254,4 @@ export function evaluatePointer(doc: unknown, fragment: string, ref: string, uri
     node = (node as Record<string, unknown>)[token];
   }
   return node;
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }

@@ -1,5 +1,6 @@
 // A small, bounded `multipart/form-data` parser (RFC 7578) over a body that is already in memory (its size
 // is limited by `maxBodySize`). Bounded in parts and header bytes; every search is a linear Buffer.indexOf.
+import { percentDecoded } from '../http/percent.js';
 
 export interface Part {
   name: string;
@@ -85,10 +86,5 @@ function parseDisposition(value: string | undefined): { name: string | undefined
 
 function decodeExtended(value: string): string | undefined {
   const m = /^utf-8'[^']*'(.*)$/i.exec(value);
-  if (!m) return undefined;
-  try {
-    return decodeURIComponent(m[1]!);
-  } catch {
-    return undefined;
-  }
+  return m ? percentDecoded(m[1]!) : undefined;
 }

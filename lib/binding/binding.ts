@@ -5,6 +5,7 @@ import { responseForStatus, responsesByCode, successStatus } from '../contract/r
 import type { Operation } from '../contract/operations.js';
 import type { RestOptions } from '../config/model.js';
 import { Errors, svcError } from '../errors.js';
+import { boundedMemo } from '../memo.js';
 import { rawBodyValue, type Feature, type FeatureContext, type OperationStages, type RequestFacts } from '../pipeline/stages.js';
 import { bodyText } from '../http/body.js';
 import { compileNegotiator, essence, findDeclaredMediaType, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
@@ -60,39 +61,27 @@ interface RequestTarget {
   binder?: Binder | null;
 }
 
-const MAX_CACHED_CONTENT_TYPES = 32;
-
 function compileDecoder(op: Operation, binding: BindingContext): NonNullable<OperationStages['decode']> {
   const { mode, schemas, instantiator, maxBytes } = binding;
   const content = op.requestBody?.value.content ?? {};
   const uri = op.requestBody?.uri ?? '';
   const declared = op.consumes;
 
-  // Without a Content-Type the body is read as the first declared media type.
-  const resolveTarget = (contentType: string | undefined): RequestTarget | null => {
-    const type = contentType ?? declared[0];
+  // By Content-Type; without one ('') the body is read as the first declared media type.
+  const targetFor = boundedMemo((contentType): RequestTarget | null => {
+    const type = contentType || declared[0];
     if (type === undefined) return null;
     const kind = kindOf(type, mode);
     if (kind === undefined) return null;
     // The schema of the declared media type the body matches, else of the first declared one of its kind.
     const entry = findDeclaredMediaType(declared, type) ?? declared.find((d) => kindOf(d, mode) === kind) ?? declared[0];
     return { kind, schema: entry === undefined ? undefined : schemas.enter(content[entry]?.schema, uri) };
-  };
-  const targets = new Map<string, RequestTarget | null>();
-  const targetFor = (contentType: string | undefined): RequestTarget | null => {
-    const key = contentType ?? '';
-    let target = targets.get(key);
-    if (target === undefined) {
-      target = resolveTarget(contentType);
-      if (targets.size < MAX_CACHED_CONTENT_TYPES) targets.set(key, target);
-    }
-    return target;
-  };
+  });
 
   return (facts: RequestFacts, ex: Exchange): void => {
     const { raw } = facts;
     const contentType = facts.req.headers['content-type'] || undefined;
-    const target = raw === undefined || raw.length === 0 ? null : targetFor(contentType);
+    const target = raw === undefined || raw.length === 0 ? null : targetFor(contentType ?? '');
     if (target === null) {
       ex.message.body = rawBodyValue(raw, contentType);
       return;

@@ -11,6 +11,8 @@
 //   stack depth; nesting beyond `maxDepth` is rejected as soon as the offending tag opens.
 // - DTDs are rejected outright (the doctype event throws), so no entity other than the five predefined
 //   ones and numeric character references can ever be expanded.
+import { unescapePointerToken } from '../contract/refs.js';
+import { percentDecoded } from '../http/percent.js';
 import { setOwn } from '../objects.js';
 import { SaxesParser, type SaxesTagNS, type SaxesAttributeNS } from 'saxes';
 import { Errors, SvcError } from '../errors.js';
@@ -247,14 +249,8 @@ export function componentName(ref: string): string | undefined {
   if (!frag.startsWith(COMPONENT_PREFIX)) return undefined;
   frag = frag.slice(COMPONENT_PREFIX.length);
   if (frag === '' || frag.includes('/')) return undefined;
-  if (frag.includes('%')) {
-    try {
-      frag = decodeURIComponent(frag);
-    } catch {
-      return undefined;
-    }
-  }
-  return frag.replace(/~1/g, '/').replace(/~0/g, '~');
+  const decoded = percentDecoded(frag);
+  return decoded === undefined ? undefined : unescapePointerToken(decoded);
 }
 
 function itemShapeOf(shape: Shape, deref: Deref): Shape | null {

@@ -2,7 +2,7 @@
 import { Errors, svcError } from '../errors.js';
 import type { Exchange } from '../routes/exchange.js';
 import type { Expression, RouteDefinition } from '../routes/steps.js';
-import { setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions } from './model.js';
+import { oauthProfileKeys, setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions } from './model.js';
 import { applyConsumerUri, applyOpenApi } from './yaml-dsl.js';
 
 export const constant = (value: unknown): Expression => ({ constant: value });
@@ -80,7 +80,7 @@ export class OAuthProfileDefinition {
   private readonly keys: Record<string, string>;
 
   constructor(config: FacadeConfig, name: string) {
-    this.keys = config.oauth[name] ??= {};
+    this.keys = oauthProfileKeys(config, name);
   }
 
   private set(key: string, value: string | number | readonly string[]): this {

@@ -1,6 +1,7 @@
 // The configuration model and its one option table: every surface (YAML, XML, properties, env, fluent)
 // sets options through `setOption`, so types, allowed values and error messages are the same everywhere.
 import { Errors, svcError } from '../errors.js';
+import { setOwn } from '../objects.js';
 import { BACKEND_DEFAULTS, type BackendOptions } from '../routes/backend/options.js';
 import type { RouteDefinition } from '../routes/steps.js';
 import { MAX_DURATION_MS, parseDuration, parseSize } from './units.js';
@@ -165,6 +166,22 @@ export interface FacadeConfig {
   dev: boolean;
   /** Classes for body binding passed by embedders (SPEC §9). */
   bindingClasses: Function[];
+}
+
+/**
+ * The keys of OAuth profile `name`; undefined when none is set. Profile names match in any case (environment
+ * variables spell them in upper case), so `oauth` holds them lower-cased.
+ */
+export function findOAuthProfile(config: FacadeConfig, name: string): Record<string, string> | undefined {
+  const stored = name.toLowerCase();
+  return Object.hasOwn(config.oauth, stored) ? config.oauth[stored] : undefined;
+}
+
+/** The keys of OAuth profile `name` to set, the profile created empty when new (see findOAuthProfile). */
+export function oauthProfileKeys(config: FacadeConfig, name: string): Record<string, string> {
+  let keys = findOAuthProfile(config, name);
+  if (keys === undefined) setOwn(config.oauth, name.toLowerCase(), (keys = {}));
+  return keys;
 }
 
 export function emptyConfig(baseDir: string = process.cwd()): FacadeConfig {

@@ -1,7 +1,7 @@
 // `.properties` files: parsing (java.util.Properties syntax) and mapping `svc.*` keys onto the config.
 import { dirname } from 'node:path';
 import { Errors, svcError } from '../errors.js';
-import { canonicalOption, setOption, type FacadeConfig } from './model.js';
+import { canonicalOption, oauthProfileKeys, setOption, type FacadeConfig } from './model.js';
 
 /** Parses java.util.Properties text: `=`, `:` or space separators, `#`/`!` comments, `\` continuations and escapes. */
 export function parseProperties(text: string): Map<string, string> {
@@ -52,7 +52,7 @@ export function applyProperty(config: FacadeConfig, key: string, value: string, 
     return;
   }
   if (area === 'oauth' && parts.length === 4) {
-    (config.oauth[second!] ??= {})[parts[3]!] = value;
+    oauthProfileKeys(config, second!)[parts[3]!] = value;
     return;
   }
   if (area === 'rest' && parts.length === 4 && canonicalKebab(second!) === 'openapi') return setOption(config, 'openApi', parts[3]!, value, source);

@@ -5,15 +5,13 @@
 // `itemSchema` and `examples` entries become absolute references to themselves in that document, so they
 // resolve there (the consumers resolve a content map's references against the document that holds the map).
 import { pathToFileURL } from 'node:url';
-import { Errors, svcError } from '../errors.js';
 import { setOwn } from '../objects.js';
 import type { Contract } from './load.js';
-import { escapePointerToken, isRef, type Located } from './refs.js';
+import { escapePointerToken, isRef } from './refs.js';
 
 /** A Media Type Object (operations.ts has the full type; not imported from there, which imports this file). */
 type MediaTypeObject = Record<string, unknown> & { examples?: unknown };
 
-const MAX_HOPS = 64;
 /** Media Type Object fields holding one schema (`itemSchema` is 3.2's per-item schema of sequential types). */
 const SCHEMA_FIELDS = ['schema', 'itemSchema'] as const;
 
@@ -31,15 +29,10 @@ export function resolveContent<T>(contract: Contract, content: T, uri: string): 
 
 /** The Media Type Object a reference leads to (through any chain), rebased when it lives in another document. */
 function mediaTypeAt(contract: Contract, ref: { $ref: string }, uri: string): MediaTypeObject {
-  let current: Located = { value: ref, uri };
-  let fragment = '';
-  for (let hops = 0; isRef(current.value); hops++) {
-    const next = current.value.$ref;
-    if (hops >= MAX_HOPS) throw svcError(Errors.SPEC_REF, next, current.uri, 'reference chain is circular');
-    const hash = next.indexOf('#');
-    fragment = hash === -1 ? '' : next.slice(hash + 1);
-    current = contract.refs.resolveRef(next, current.uri);
-  }
+  let last = ref.$ref;
+  const current = contract.refs.deref(ref, uri, (followed) => (last = followed));
+  const hash = last.indexOf('#');
+  const fragment = hash === -1 ? '' : last.slice(hash + 1);
   const media = current.value;
   if (!media || typeof media !== 'object' || Array.isArray(media)) return {};
   // Same document, or found through a 3.1 anchor (no pointer to rebase with): references resolve as they are.

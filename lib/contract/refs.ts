@@ -4,6 +4,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors, svcError } from '../errors.js';
+import { percentDecoded } from '../http/percent.js';
 import type { OpenApiVersion } from './version.js';
 import { parseDocument } from './parse.js';
 
@@ -90,12 +91,17 @@ export class RefResolver {
     return this.docs.get(this.rootUri);
   }
 
-  /** Follows a chain of `$ref`s starting at `value` (found in document `uri`). Non-refs come back as they are. */
-  deref<T = unknown>(value: unknown, uri: string = this.rootUri): Located<T> {
+  /**
+   * Follows a chain of `$ref`s starting at `value` (found in document `uri`). Non-refs come back as they are.
+   * `followed` hears each `$ref` taken, in order: the last names where the value was found.
+   */
+  deref<T = unknown>(value: unknown, uri: string = this.rootUri, followed?: (ref: string) => void): Located<T> {
     let current: Located = { value, uri };
     for (let hops = 0; isRef(current.value); hops++) {
-      if (hops >= MAX_HOPS) throw svcError(Errors.SPEC_REF, (current.value as { $ref: string }).$ref, current.uri, 'reference chain is circular');
-      current = this.resolveRef((current.value as { $ref: string }).$ref, current.uri);
+      const ref = current.value.$ref;
+      if (hops >= MAX_HOPS) throw svcError(Errors.SPEC_REF, ref, current.uri, 'reference chain is circular');
+      followed?.(ref);
+      current = this.resolveRef(ref, current.uri);
     }
     return current as Located<T>;
   }
@@ -213,6 +219,11 @@ export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** A JSON Pointer reference token read back: `~1` as `/`, then `~0` as `~` (RFC 6901 §4, in that order). */
+export function unescapePointerToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
 function isUrl(s: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(s) && !s.startsWith('file:');
 }
@@ -234,21 +245,13 @@ function safeUrl(id: string, base: string): string | undefined {
 /** RFC 6901 pointer, given as a URI fragment (percent-decoded first). */
 export function evaluatePointer(doc: unknown, fragment: string, ref: string, uri: string): unknown {
   let node = doc;
-  const decoded = safeDecode(fragment);
+  const decoded = percentDecoded(fragment) ?? fragment;
   for (const raw of decoded.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const token = unescapePointerToken(raw);
     if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, token)) {
       throw svcError(Errors.SPEC_REF, ref, uri, `no value at ${decoded}`);
     }
     node = (node as Record<string, unknown>)[token];
   }
   return node;
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }

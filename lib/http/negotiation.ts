@@ -1,5 +1,6 @@
 // Content negotiation: Accept parsing with q-values and wildcards (RFC 9110 §12.5.1), and Content-Type
 // matching against declared media types. Offers are compiled once per operation; Accept strings are cached.
+import { boundedMemo } from '../memo.js';
 
 export interface MediaRange {
   type: string;
@@ -71,16 +72,9 @@ export function negotiateMediaType(accept: string | undefined, offers: readonly 
 
 /** A negotiator bound to one operation's offers, remembering the last few Accept headers it saw. */
 export function compileNegotiator(offers: readonly string[]): (accept: string | undefined) => string | undefined {
-  const cache = new Map<string, string | undefined>();
+  const negotiate = boundedMemo((accept) => negotiateMediaType(accept, offers));
   const first = offers[0];
-  return (accept) => {
-    if (accept === undefined || accept === '') return first;
-    if (cache.has(accept)) return cache.get(accept);
-    const chosen = negotiateMediaType(accept, offers);
-    if (cache.size >= 64) cache.clear();
-    cache.set(accept, chosen);
-    return chosen;
-  };
+  return (accept) => (accept === undefined || accept === '' ? first : negotiate(accept));
 }
 
 /** Does a request Content-Type match a declared media type? Parameters and case ignored; wildcards honoured. */

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { FacadeConfig } from '../config/model.js';
 import { resourceRoots } from '../contract/resources.js';
 import { Errors, svcError } from '../errors.js';
+import { percentDecoded } from '../http/percent.js';
 import type { Logger } from '../log.js';
 
 /** Camel's default is `classpath:camel-mock/**`; ours follows the svc naming. */
@@ -114,7 +115,7 @@ export function requestKey(pathAfterBase: string): string | undefined {
   const end = raw.length > start + 1 && raw[raw.length - 1] === '' ? raw.length - 1 : raw.length;
   const segments: string[] = [];
   for (let i = start; i < end; i++) {
-    const segment = decodeSegment(raw[i]!);
+    const segment = percentDecoded(raw[i]!);
     if (segment === undefined || !isPlainName(segment)) return undefined;
     segments.push(segment);
   }
@@ -132,15 +133,6 @@ export function fileStems(files: ReadonlyMap<string, MockFile>): ReadonlySet<str
 /** The index key of an operation's path template (`/pet/{petId}` → `pet/{petId}`). */
 export function templateKey(template: string): string {
   return templateSegments(template).join('/');
-}
-
-function decodeSegment(segment: string): string | undefined {
-  if (!segment.includes('%')) return segment;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
 }
 
 const UNSAFE = /[/\\\0]|^[a-zA-Z]:/;

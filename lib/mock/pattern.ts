@@ -4,7 +4,7 @@
 // that happen to satisfy them are kept); back-references are not supported. Every candidate is checked by
 // the safe matcher before it is used, so a generated string always really matches, and the work is bounded
 // (a few attempts, a length cap): an unsupported or impossible pattern gives undefined.
-import { compilePattern, parsePattern, someNode, type CharTest, type PatternNode, type RegExpLike } from '../validation/safe-regex.js';
+import { readPattern, someNode, type CharTest, type PatternNode, type RegExpLike } from '../validation/safe-regex.js';
 import { Random } from './random.js';
 
 export interface LengthBounds {
@@ -25,14 +25,22 @@ const RANDOM_ATTEMPTS = 16;
 /** How far past its minimum a repetition goes in a random candidate. */
 const RANDOM_SPREAD = 6;
 
-/** The sampler for a pattern, or the reason none can be made (for the note the mock logs once). */
-export function compileSampler(pattern: string): PatternSampler | string {
-  const parsed = parsePattern(pattern);
-  if (parsed === undefined) return 'it is not a regular expression the generator understands';
-  if (hasBackReference(parsed.ast)) return 'it uses back-references';
-  const tester = compilePattern(pattern, parsed.unicode ? 'u' : '');
-  if (typeof tester === 'string') return tester;
-  return new Sampler(parsed.ast, tester);
+/** A contract pattern as the mock uses it, read once: strings made for it, and the tester of candidate values. */
+export interface MockPattern {
+  /** The sampler, or the reason none can be made (for the note the mock logs once). */
+  sampler: PatternSampler | string;
+  /** The safe matcher; undefined when the pattern cannot be checked (so it does not constrain). */
+  tester: RegExpLike | undefined;
+}
+
+export function compileMockPattern(pattern: string): MockPattern {
+  // With the `u` flag where the pattern reads that way, else as written for engines without it.
+  let read = readPattern(pattern, 'u');
+  if (typeof read === 'string') read = readPattern(pattern, '');
+  if (typeof read === 'string') return { sampler: 'it is not a regular expression the generator understands', tester: undefined };
+  const tester = typeof read.tester === 'string' ? undefined : read.tester;
+  if (hasBackReference(read.ast)) return { sampler: 'it uses back-references', tester };
+  return { sampler: tester === undefined ? (read.tester as string) : new Sampler(read.ast, tester), tester };
 }
 
 class Sampler implements PatternSampler {

@@ -13,10 +13,10 @@ import type { Contract } from '../contract/load.js';
 import { isRef, type Located } from '../contract/refs.js';
 import { setOwn } from '../objects.js';
 import { derefRef, discriminatorDispatch, schemaRef, type Dispatch } from '../validation/discriminator.js';
-import { compilePattern, type RegExpLike } from '../validation/safe-regex.js';
+import type { RegExpLike } from '../validation/safe-regex.js';
 import { factsOf, mergeFacts, type Facts, type JsonType } from './facts.js';
 import { filler, formatSample, matchesFormat, plainSample } from './formats.js';
-import { codePoints, compileSampler, type PatternSampler } from './pattern.js';
+import { codePoints, compileMockPattern, type MockPattern, type PatternSampler } from './pattern.js';
 import { Random } from './random.js';
 
 /** One generation: the random source (undefined in static mode) and how many values it has made. */
@@ -52,8 +52,7 @@ const anyValue: Generator = (_g, depth) => (depth === 0 ? {} : 'string');
 
 export class Synthesizer {
   private readonly bySchema = new WeakMap<object, Generator>();
-  private readonly samplers = new Map<string, PatternSampler | undefined>();
-  private readonly testers = new Map<string, RegExpLike | undefined>();
+  private readonly patterns = new Map<string, MockPattern>();
   private componentNames: WeakMap<object, string> | undefined;
 
   constructor(
@@ -334,22 +333,21 @@ export class Synthesizer {
     return this.componentNames.get(schema);
   }
 
+  private pattern(pattern: string): MockPattern {
+    let compiled = this.patterns.get(pattern);
+    if (compiled === undefined) this.patterns.set(pattern, (compiled = compileMockPattern(pattern)));
+    return compiled;
+  }
+
   private sampler(pattern: string): PatternSampler | undefined {
-    if (!this.samplers.has(pattern)) {
-      const sampler = compileSampler(pattern);
-      if (typeof sampler === 'string') this.note(`mock: no string matching pattern ${JSON.stringify(pattern)} can be generated (${sampler}); its example, else a plain sample is used`);
-      this.samplers.set(pattern, typeof sampler === 'string' ? undefined : sampler);
-    }
-    return this.samplers.get(pattern);
+    const { sampler } = this.pattern(pattern);
+    if (typeof sampler !== 'string') return sampler;
+    this.note(`mock: no string matching pattern ${JSON.stringify(pattern)} can be generated (${sampler}); its example, else a plain sample is used`);
+    return undefined;
   }
 
   private tester(pattern: string): RegExpLike | undefined {
-    if (!this.testers.has(pattern)) {
-      let tester = compilePattern(pattern, 'u');
-      if (typeof tester === 'string') tester = compilePattern(pattern, '');
-      this.testers.set(pattern, typeof tester === 'string' ? undefined : tester);
-    }
-    return this.testers.get(pattern);
+    return this.pattern(pattern).tester;
   }
 
   /**

@@ -2,11 +2,11 @@
 // `platform-http` is our node:http server, enforcing `oauthProfile` with bearer tokens; embedders register
 // their own. Fail closed: a profile is never handed to a component that does not declare it enforces it.
 import { Errors, svcError } from '../errors.js';
-import type { FacadeConfig } from '../config/model.js';
+import { findOAuthProfile, type FacadeConfig } from '../config/model.js';
 import type { Logger } from '../log.js';
 import type { Authenticate, OperationStages } from '../pipeline/stages.js';
 import { bearerAuthenticator } from './bearer.js';
-import { profileProperties, readProfile } from './profiles.js';
+import { readProfile } from './profiles.js';
 
 const BUILT_IN_COMPONENT = 'platform-http';
 
@@ -65,9 +65,9 @@ export async function consumerStages(config: FacadeConfig, logger: Logger): Prom
   const options: ConsumerComponentOptions = { name, endpointProperties: { ...config.endpointProperties }, baseDir: config.baseDir, logger };
   if (profileName !== undefined) {
     if (factory.supportsOAuthProfile !== true) throw svcError(Errors.OAUTH_UNSUPPORTED, name);
-    const properties = profileProperties(config.oauth, profileName);
+    const properties = findOAuthProfile(config, profileName);
     if (properties === undefined) throw svcError(Errors.OAUTH_PROFILE, profileName, `no svc.oauth.${profileName}.* keys are set (need issuer and one of jwks-uri, jwks-file, public-key-file, secret)`);
-    options.oauthProfile = { name: profileName, properties };
+    options.oauthProfile = { name: profileName, properties: { ...properties } };
   }
   const component = await factory.create(options);
   // Declaring support is not enough: a component that would let requests through unchecked never starts.

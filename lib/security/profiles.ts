@@ -33,15 +33,6 @@ const KEY_SOURCES = ['jwks-uri', 'jwks-file', 'public-key-file', 'secret'] as co
 const KEYS = ['issuer', ...KEY_SOURCES, 'audience', 'algorithms', 'clock-tolerance', 'required-scopes', 'jwks-cooldown', 'jwks-max-age'] as const;
 type Key = (typeof KEYS)[number];
 
-/** The keys of profile `name` (its name matched in any case, as environment variables spell it in upper case); undefined when none is set. */
-export function profileProperties(oauth: Readonly<Record<string, Readonly<Record<string, string>>>>, name: string): Record<string, string> | undefined {
-  let found: Record<string, string> | undefined;
-  for (const [profile, keys] of Object.entries(oauth)) {
-    if (profile.toLowerCase() === name.toLowerCase()) found = { ...found, ...keys };
-  }
-  return found;
-}
-
 /** Checks a profile's keys (kebab-case or camelCase) and resolves file paths against `baseDir`. */
 export function readProfile(name: string, properties: Readonly<Record<string, string>>, baseDir: string): OAuthProfile {
   const fail = (detail: string): never => {

@@ -4,7 +4,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { dropForbiddenKeys } from '../binding/instantiate.js';
 import { isJsonMediaType } from '../http/negotiation.js';
-import { boundaryOf } from '../validation/multipart.js';
+import { boundaryOf, parsePartHeaders } from '../validation/multipart.js';
 import type { SequenceKind } from './media.js';
 
 export class SequenceError extends Error {
@@ -314,7 +314,9 @@ class MultipartMixedDecoder implements ItemDecoder {
           if (buf.length > MAX_PART_HEADERS) throw new SequenceError(this.index, `item ${this.index}: the part headers are too long`);
           return undefined;
         }
-        this.partType = contentTypeOf(buf.toString('utf8', 0, end), this.index);
+        const headers = parsePartHeaders(buf.toString('utf8', 0, end));
+        if (headers === undefined) throw new SequenceError(this.index, `item ${this.index}: malformed part header`);
+        this.partType = headers.get('content-type');
         this.state = 'body';
         return buf.subarray(end + 4);
       }
@@ -343,16 +345,6 @@ class MultipartMixedDecoder implements ItemDecoder {
     this.state = 'headers';
     return buf.subarray(pos + 2);
   }
-}
-
-function contentTypeOf(headers: string, index: number): string | undefined {
-  let type: string | undefined;
-  for (const line of headers.split('\r\n')) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) throw new SequenceError(index, `item ${index}: malformed part header`);
-    if (line.slice(0, colon).trim().toLowerCase() === 'content-type') type = line.slice(colon + 1).trim();
-  }
-  return type;
 }
 
 function partValue(body: Buffer, type: string | undefined, index: number): unknown {

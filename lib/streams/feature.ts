@@ -2,14 +2,13 @@
 // operation at startup, so every other operation runs exactly as before.
 import type { ServerResponse } from 'node:http';
 import { findDeclaredMediaType } from '../http/negotiation.js';
+import { boundedMemo } from '../memo.js';
 import type { Feature, SequenceStage } from '../pipeline/stages.js';
 import type { Exchange } from '../routes/exchange.js';
 import { createDecoder } from './decode.js';
 import { isSequential, sequenceKind } from './media.js';
 import { RequestItems } from './request-items.js';
 import { compileFrame, isItemSource, streamedSequenceType } from './response.js';
-
-const MAX_CACHED_CONTENT_TYPES = 32;
 
 /** The request items of each exchange that has some, for `settle`. */
 const requestItems = new WeakMap<Exchange, RequestItems>();
@@ -60,13 +59,6 @@ function settle(ex: Exchange, res: ServerResponse): void | Promise<void> {
 
 /** Content-Type → the declared sequential media type it matches, or undefined. */
 function compileSequentialMatch(consumes: readonly string[]): (contentType: string | undefined) => string | undefined {
-  const cache = new Map<string, string | undefined>();
-  return (contentType) => {
-    if (contentType === undefined) return undefined;
-    if (cache.has(contentType)) return cache.get(contentType);
-    const found = isSequential(contentType) ? findDeclaredMediaType(consumes, contentType) : undefined;
-    if (cache.size >= MAX_CACHED_CONTENT_TYPES) cache.clear();
-    cache.set(contentType, found);
-    return found;
-  };
+  const match = boundedMemo((contentType) => (isSequential(contentType) ? findDeclaredMediaType(consumes, contentType) : undefined));
+  return (contentType) => (contentType === undefined ? undefined : match(contentType));
 }

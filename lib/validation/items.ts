@@ -7,6 +7,7 @@ import type { MediaTypeObject, Operation, ResponseObject } from '../contract/ope
 import { responseForStatus, responsesByCode } from '../contract/responses.js';
 import { Errors, SvcError } from '../errors.js';
 import { findDeclaredMediaType } from '../http/negotiation.js';
+import { boundedMemo } from '../memo.js';
 import type { ItemChecks } from '../pipeline/stages.js';
 import { decodeAll, SequenceError } from '../streams/decode.js';
 import { eventOf } from '../streams/encode.js';
@@ -23,8 +24,8 @@ const NO_CHECK: ItemCheck = () => undefined;
 export function compileItemChecks(op: Operation, ctx: BodyContext, directions: { request: boolean; response: boolean }): ItemChecks {
   const requestContent = op.requestBody?.value.content;
   const requestUri = op.requestBody?.uri ?? '';
-  const requestItems = memo((type: string) => itemCheck(op, type, 'request', { media: requestContent?.[type], uri: requestUri }, ctx));
-  const requestWholes = memo((type: string) => wholeCheck(op, type, { media: requestContent?.[type], uri: requestUri }, ctx));
+  const requestItems = boundedMemo((type: string) => itemCheck(op, type, 'request', { media: requestContent?.[type], uri: requestUri }, ctx));
+  const requestWholes = boundedMemo((type: string) => wholeCheck(op, type, { media: requestContent?.[type], uri: requestUri }, ctx));
   const byCode = responsesByCode(op, (response: Located<ResponseObject>) => response);
   const responseItems = new Map<string, ItemCheck>();
   const compileResponseItems = (code: string, type: string): ItemCheck => {
@@ -129,13 +130,4 @@ function parsedData(event: { data: string }): Record<string, unknown> | undefine
   } catch {
     return undefined;
   }
-}
-
-function memo<T>(make: (key: string) => T): (key: string) => T {
-  const cache = new Map<string, T>();
-  return (key) => {
-    let value = cache.get(key);
-    if (value === undefined && !cache.has(key)) cache.set(key, (value = make(key)));
-    return value as T;
-  };
 }

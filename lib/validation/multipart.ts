@@ -1,5 +1,6 @@
 // A small, bounded `multipart/form-data` parser (RFC 7578) over a body that is already in memory (its size
 // is limited by `maxBodySize`). Bounded in parts and header bytes; every search is a linear Buffer.indexOf.
+import { percentDecoded } from '../http/percent.js';
 
 export interface Part {
   name: string;
@@ -45,7 +46,8 @@ export function parseMultipart(body: Buffer, boundary: string, limits: Multipart
     const headerEnd = body.indexOf(HEADER_END, pos);
     const emptyHeaders = body.indexOf(CRLF, pos) === pos;
     if (!emptyHeaders && (headerEnd === -1 || headerEnd - pos > limits.maxHeaderBytes)) throw new MultipartError('part headers are missing or too long');
-    const headers = emptyHeaders ? new Map<string, string>() : parseHeaders(body.toString('utf8', pos, headerEnd));
+    const headers = emptyHeaders ? new Map<string, string>() : parsePartHeaders(body.toString('utf8', pos, headerEnd));
+    if (headers === undefined) throw new MultipartError('malformed part header');
     const dataStart = emptyHeaders ? pos + 2 : headerEnd + 4;
     const dataEnd = body.indexOf(next, dataStart);
     if (dataEnd === -1) throw new MultipartError('the closing boundary is missing');
@@ -56,11 +58,12 @@ export function parseMultipart(body: Buffer, boundary: string, limits: Multipart
   }
 }
 
-function parseHeaders(text: string): Map<string, string> {
+/** A part's header lines (CRLF-separated, without the blank line) by lower-case name; undefined when one is malformed. */
+export function parsePartHeaders(text: string): Map<string, string> | undefined {
   const headers = new Map<string, string>();
   for (const line of text.split('\r\n')) {
     const colon = line.indexOf(':');
-    if (colon <= 0) throw new MultipartError('malformed part header');
+    if (colon <= 0) return undefined;
     headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
   }
   return headers;
@@ -83,10 +86,5 @@ function parseDisposition(value: string | undefined): { name: string | undefined
 
 function decodeExtended(value: string): string | undefined {
   const m = /^utf-8'[^']*'(.*)$/i.exec(value);
-  if (!m) return undefined;
-  try {
-    return decodeURIComponent(m[1]!);
-  } catch {
-    return undefined;
-  }
+  return m ? percentDecoded(m[1]!) : undefined;
 }

@@ -18,6 +18,7 @@ import type { RefResolver } from '../contract/refs.js';
 import type { RequestFacts } from '../pipeline/stages.js';
 import { isJsonMediaType } from '../http/negotiation.js';
 import type { Pairs } from '../http/query.js';
+import { percentDecoded } from '../http/percent.js';
 import { setOwn } from '../objects.js';
 import { shapeOf, type ValueShape } from './coerce.js';
 import { compileSimpleParameterCheck } from './simple-parameters.js';
@@ -30,18 +31,10 @@ export function parseCookies(header: string | undefined): Pairs {
   for (const piece of header.split(';')) {
     const eq = piece.indexOf('=');
     if (eq === -1) continue;
-    pairs.push([piece.slice(0, eq).trim(), decodeLenient(piece.slice(eq + 1).trim())]);
+    const value = piece.slice(eq + 1).trim();
+    pairs.push([piece.slice(0, eq).trim(), percentDecoded(value) ?? value]);
   }
   return pairs;
-}
-
-function decodeLenient(text: string): string {
-  if (!text.includes('%')) return text;
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 const DELIMITERS: Record<string, string> = { form: ',', spaceDelimited: ' ', pipeDelimited: '|' };

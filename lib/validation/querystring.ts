@@ -5,6 +5,7 @@
 import type { Operation, Parameter } from '../contract/operations.js';
 import type { RefResolver } from '../contract/refs.js';
 import { essence, isJsonMediaType } from '../http/negotiation.js';
+import { percentDecoded } from '../http/percent.js';
 import { parseQuery } from '../http/query.js';
 import { formObject, type Encoding } from './bodies.js';
 import { shapeOf } from './coerce.js';
@@ -40,12 +41,8 @@ export function compileQuerystring(param: Parameter, refs: RefResolver): Queryst
   const json = isJsonMediaType(type);
   return (query) => {
     if (query === '') return undefined;
-    let text: string;
-    try {
-      text = decodeURIComponent(query);
-    } catch {
-      return notEncoded;
-    }
+    const text = percentDecoded(query);
+    if (text === undefined) return notEncoded;
     if (!json) return shape().scalar(text);
     try {
       return JSON.parse(text);

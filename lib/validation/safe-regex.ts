@@ -62,6 +62,20 @@ export function createSafeRegExp(logger: Logger): RegExpEngine {
 
 /** A safe tester for a pattern, or the reason it cannot be checked safely. */
 export function compilePattern(pattern: string, flags: string): RegExpLike | string {
+  const read = readPattern(pattern, flags);
+  return typeof read === 'string' ? read : read.tester;
+}
+
+/** A pattern read once: its syntax tree (the mock's generator walks it), the mode it was read in, and its tester. */
+export interface ReadPattern {
+  ast: PatternNode;
+  unicode: boolean;
+  /** A safe tester, or the reason the pattern cannot be checked safely. */
+  tester: RegExpLike | string;
+}
+
+/** Reads a pattern as `compilePattern` does; a string when it is no regular expression the parser understands. */
+export function readPattern(pattern: string, flags: string): ReadPattern | string {
   let native: RegExp;
   let unicode = flags.includes('u');
   try {
@@ -81,25 +95,13 @@ export function compilePattern(pattern: string, flags: string): RegExpLike | str
   } catch {
     return 'its syntax is not understood by the safe matcher';
   }
-  if (backtracksSafely(ast)) return native;
-  if (containsOpaque(ast)) return 'it may backtrack badly and uses back-references or lookarounds';
-  return nfaFor(ast, unicode, `/${pattern}/${flags}`) ?? 'it is too large for the safe matcher';
+  return { ast, unicode, tester: testerFor(ast, native, unicode, `/${pattern}/${flags}`) };
 }
 
-/**
- * A pattern's syntax tree, read with the `u` flag when it is valid that way, else without (as
- * `compilePattern` does); undefined when it is not a regular expression the parser understands.
- */
-export function parsePattern(pattern: string): { ast: PatternNode; unicode: boolean } | undefined {
-  for (const unicode of [true, false]) {
-    try {
-      new RegExp(pattern, unicode ? 'u' : '');
-      return { ast: new Parser(pattern, unicode).parse(), unicode };
-    } catch {
-      // not valid in this mode: try the other
-    }
-  }
-  return undefined;
+function testerFor(ast: Node, native: RegExp, unicode: boolean, source: string): RegExpLike | string {
+  if (backtracksSafely(ast)) return native;
+  if (containsOpaque(ast)) return 'it may backtrack badly and uses back-references or lookarounds';
+  return nfaFor(ast, unicode, source) ?? 'it is too large for the safe matcher';
 }
 
 /** The linear-time matcher for a pattern, whatever its shape; undefined when it needs what the NFA lacks. */

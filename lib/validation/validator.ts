@@ -11,6 +11,7 @@ import type { Contract } from '../contract/load.js';
 import type { Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
 import { Errors, SvcError, svcError } from '../errors.js';
+import { boundedMemo } from '../memo.js';
 import type { Feature, FeatureContext, ItemChecks, OperationStages, RequestFacts } from '../pipeline/stages.js';
 import { compileNegotiator, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
 import { HeaderNames, type Exchange, type Headers } from '../routes/exchange.js';
@@ -46,8 +47,6 @@ export const validationFeature: Feature = (op, disposition, ctx) => {
   return stages.check || stages.checkResponse ? stages : undefined;
 };
 
-const MAX_CACHED_CONTENT_TYPES = 64;
-
 interface ContentTypeMatch {
   /** The declared media type the Content-Type matches. */
   declared: string;
@@ -57,15 +56,10 @@ interface ContentTypeMatch {
 
 /** Content-Type → the declared media type it matches (parameters and case ignored, wildcards honoured). */
 function compileContentTypeMatcher(declared: readonly string[]): (contentType: string) => ContentTypeMatch | undefined {
-  const cache = new Map<string, ContentTypeMatch | undefined>();
-  return (contentType) => {
-    if (cache.has(contentType)) return cache.get(contentType);
+  return boundedMemo((contentType) => {
     const type = findDeclaredMediaType(declared, contentType);
-    const match = type === undefined ? undefined : { declared: type, kind: bodyKind(contentType) };
-    if (cache.size >= MAX_CACHED_CONTENT_TYPES) cache.clear();
-    cache.set(contentType, match);
-    return match;
-  };
+    return type === undefined ? undefined : { declared: type, kind: bodyKind(contentType) };
+  });
 }
 
 /** At most this much of a client's Content-Type is echoed in the 415 detail. */
@@ -81,12 +75,7 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
   const negotiate = op.produces.length > 0 ? compileNegotiator(op.produces) : undefined;
   const notAcceptable = svcError(Errors.NOT_ACCEPTABLE);
   const checkParameters = compileParameterCheck(op, body.compiler, body.contract.refs);
-  const mediaChecks = new Map<string, MediaCheck>();
-  const mediaCheck = (type: string): MediaCheck => {
-    let check = mediaChecks.get(type);
-    if (check === undefined) mediaChecks.set(type, (check = compileMediaCheck(op, type, 'request', { value: content[type], uri: bodyUri }, body)));
-    return check;
-  };
+  const mediaCheck = boundedMemo((type) => compileMediaCheck(op, type, 'request', { value: content[type], uri: bodyUri }, body));
 
   return (facts) => {
     const raw = facts.raw;

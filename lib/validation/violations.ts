@@ -1,7 +1,7 @@
 // Collecting every violation of one request (SPEC §6, §8) and choosing the problem's `detail`: Camel's text
 // when all violations are of the one kind it has a text for, the general text otherwise.
 import type { ErrorObject } from 'ajv';
-import { escapePointerToken } from '../contract/refs.js';
+import { escapePointerToken, unescapePointerToken } from '../contract/refs.js';
 import { Errors, SvcError, type ErrorDef, type Violation } from '../errors.js';
 
 export type ViolationKind = 'body-missing' | 'json' | 'xml' | 'query-missing' | 'header-missing' | 'schema';
@@ -38,7 +38,7 @@ export class Violations {
   addSchemaErrors(errors: readonly ErrorObject[], locate: (segments: string[]) => { in: Violation['in']; name: string; pointer: string }): void {
     for (const e of errors) {
       if (e.keyword === 'if') continue; // the failing `then` branch reports the details
-      const segments = e.instancePath === '' ? [] : e.instancePath.slice(1).split('/').map(unescapePointer);
+      const segments = e.instancePath === '' ? [] : e.instancePath.slice(1).split('/').map(unescapePointerToken);
       let message = e.message ?? 'is invalid';
       if (e.keyword === 'required') segments.push(String((e.params as { missingProperty: string }).missingProperty));
       else if (e.keyword === 'additionalProperties') {
@@ -62,8 +62,4 @@ export class Violations {
 
 export function pointerOf(segments: readonly string[]): string {
   return segments.map((s) => `/${escapePointerToken(s)}`).join('');
-}
-
-function unescapePointer(segment: string): string {
-  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }

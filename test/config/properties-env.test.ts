@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFacade, Errors, silentLogger, SvcError, type CreateFacadeOptions } from '../../lib/index.js';
+import { OAuthProfileDefinition } from '../../lib/config/fluent.js';
+import { emptyConfig, findOAuthProfile } from '../../lib/config/model.js';
+import { applyProperty } from '../../lib/config/properties.js';
 import { PETSTORE, serve, tempDir } from '../helpers.js';
 
 const spec = JSON.stringify(PETSTORE);
@@ -186,4 +189,19 @@ test('invalid values fail startup naming the source, the option and the allowed 
   await assert.rejects(build([join(dir, 'yaml-syntax.yaml')]), (err: SvcError) => err.exitCode === 2 && err.message.startsWith(`${join(dir, 'yaml-syntax.yaml')}: not valid YAML`));
   await assert.rejects(build([join(dir, 'config.json')]), (err: SvcError) => err.exitCode === 2 && /unknown file type \.json; allowed: \.yaml, \.yml, \.xml, \.properties, \.js, \.mjs, \.ts/.test(err.message));
   await assert.rejects(build([join(dir, 'absent.yaml')]), { message: `${join(dir, 'absent.yaml')}: no such file` });
+});
+
+test('OAuth profiles are stored once under their lower-case name, whatever case each surface spells them in', () => {
+  const config = emptyConfig();
+  applyProperty(config, 'svc.oauth.Main.issuer', 'https://issuer.example', 'a.properties');
+  applyProperty(config, 'svc.oauth.MAIN.secret', 's', 'env');
+  new OAuthProfileDefinition(config, 'main').audience('one', 'two');
+  assert.deepEqual(config.oauth, { main: { issuer: 'https://issuer.example', secret: 's', audience: 'one,two' } });
+  assert.equal(findOAuthProfile(config, 'mAiN'), config.oauth.main);
+  assert.equal(findOAuthProfile(config, 'other'), undefined);
+  // Names are keys of a plain object: inherited ones are no profiles, and none reaches the prototype.
+  assert.equal(findOAuthProfile(config, 'constructor'), undefined);
+  applyProperty(config, 'svc.oauth.__proto__.issuer', 'x', 'a.properties');
+  assert.deepEqual(findOAuthProfile(config, '__proto__'), { issuer: 'x' });
+  assert.equal(({} as Record<string, unknown>).issuer, undefined);
 });

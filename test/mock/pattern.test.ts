@@ -1,7 +1,7 @@
 // Strings generated for contract patterns (lib/mock/pattern.ts) and the seeded generator (lib/mock/random.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileSampler, type PatternSampler } from '../../lib/mock/pattern.js';
+import { compileMockPattern, type PatternSampler } from '../../lib/mock/pattern.js';
 import { Random } from '../../lib/mock/random.js';
 
 const ANY = { min: 0, max: Infinity };
@@ -16,7 +16,7 @@ function jsRegExp(pattern: string): RegExp {
 }
 
 function sampler(pattern: string): PatternSampler {
-  const compiled = compileSampler(pattern);
+  const compiled = compileMockPattern(pattern).sampler;
   assert.notEqual(typeof compiled, 'string', `${pattern}: ${String(compiled)}`);
   return compiled as PatternSampler;
 }
@@ -69,14 +69,26 @@ test('length bounds: repetitions grow to minLength, unanchored patterns are padd
 });
 
 test('back-references, invalid patterns and impossible classes are reported, never hang', () => {
-  assert.match(String(compileSampler('^(\\w)\\1$')), /back-references/);
-  assert.match(String(compileSampler('([a-')), /not a regular expression/);
+  assert.match(String(compileMockPattern('^(\\w)\\1$').sampler), /back-references/);
+  assert.match(String(compileMockPattern('([a-').sampler), /not a regular expression/);
   // Validation cannot check this one safely either (lookarounds around unbounded repetition): not generated.
-  assert.match(String(compileSampler('^(?=.*[A-Z])(?=.*\\d)[A-Za-z\\d]{8,}$')), /backtrack/);
+  assert.match(String(compileMockPattern('^(?=.*[A-Z])(?=.*\\d)[A-Za-z\\d]{8,}$').sampler), /backtrack/);
   assert.equal(sampler('^[^\\s\\S]$').sample(undefined, ANY), undefined);
   // Exponential for backtracking engines; candidates are checked by the linear-time matcher instead.
   const long = sampler('^(a|a)*b$').sample(undefined, { min: 3000, max: 3000 });
   assert.equal(long, `${'a'.repeat(2999)}b`);
+});
+
+test('one reading of a pattern gives the sampler and the tester; a pattern valid only without the u flag is read without it', () => {
+  const backReference = compileMockPattern('^(\\w)\\1$');
+  assert.match(String(backReference.sampler), /back-references/);
+  assert.deepEqual([backReference.tester?.test('aa'), backReference.tester?.test('ab')], [true, false], 'a pattern that cannot be generated still checks examples');
+  const withoutU = compileMockPattern('^\\-\\d$');
+  const sample = (withoutU.sampler as PatternSampler).sample(undefined, ANY);
+  assert.equal(sample, '-0');
+  assert.deepEqual([withoutU.tester?.test(sample!), withoutU.tester?.test('-x')], [true, false]);
+  const invalid = compileMockPattern('([a-');
+  assert.equal(invalid.tester, undefined, 'an invalid pattern does not constrain');
 });
 
 test('the seeded generator repeats per seed, differs across seeds, and stays in range', () => {

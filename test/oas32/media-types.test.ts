@@ -3,6 +3,8 @@
 // parameters with `content` and response headers, read by validation, negotiation, the mock and binding.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createFacade, Errors, silentLogger, type SvcError } from '../../lib/index.js';
+import { tempDir } from '../helpers.js';
 import { withContract32, text } from './fixture.js';
 
 const VALIDATING = { restConfiguration: { clientRequestValidation: true } };
@@ -93,4 +95,18 @@ test('the published contract keeps the references as written', async () => {
     assert.deepEqual(doc.paths['/pets'].get.responses['200'].content['application/json'], { $ref: '#/components/mediaTypes/PetList' });
     assert.equal(doc.openapi, '3.2.0');
   });
+});
+
+test('a chain of media type references that loops on itself fails startup naming the reference', async () => {
+  const contract = {
+    openapi: '3.2.0',
+    info: { title: 'loop', version: '1' },
+    paths: { '/a': { post: { operationId: 'a', requestBody: { content: { 'application/json': { $ref: '#/components/mediaTypes/A' } } }, responses: { '204': { description: 'ok' } } } } },
+    components: { mediaTypes: { A: { $ref: '#/components/mediaTypes/B' }, B: { $ref: '#/components/mediaTypes/A' } } },
+  };
+  const dir = tempDir({ 'loop.json': JSON.stringify(contract) });
+  await assert.rejects(
+    createFacade({ specification: 'loop.json', baseDir: dir, missingOperation: 'ignore' }, { logger: silentLogger }),
+    (err: SvcError) => err.code === Errors.SPEC_REF.code && /^Cannot resolve \$ref #\/components\/mediaTypes\/[AB] in .*loop\.json: reference chain is circular$/.test(err.message),
+  );
 });

@@ -55,6 +55,7 @@ test('a malformed item and an item over the cap name the same index however the 
     ['json-seq', 'application/json-seq', '1\n', 0, false],
     ['json-lines', 'application/jsonl', `1\n"${'x'.repeat(40)}"\n`, 1, true],
     ['sse', 'text/event-stream', `data: a\n\ndata: ${'x'.repeat(40)}\n\n`, 1, true],
+    ['multipart', 'multipart/mixed; boundary=b', '--b\r\n\r\na\r\n--b\r\nno colon here\r\n\r\nx\r\n--b--', 1, false],
   ];
   for (const [kind, type, text, index, tooLarge] of cases) {
     for (const decode of [decodeWhole, decodeBytewise]) {

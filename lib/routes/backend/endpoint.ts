@@ -60,7 +60,8 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
     if (!known) throw new Error(`${where}: unknown parameter ${name}; allowed: ${ALLOWED}`);
     given.set(known, String(value));
   }
-  const https = url.protocol === 'https:';
+  const address = addressOf(url);
+  const { https } = address;
   const file = (name: 'caFile' | 'certFile' | 'keyFile'): Buffer | undefined => {
     const value = given.get(name);
     if (value === undefined) return undefined;
@@ -92,12 +93,14 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
   const search = kept.length > 0 ? `?${kept.join('&')}` : '';
   const path = options.forwardPath ? url.pathname.replace(/\/+$/, '') : url.pathname;
   const poolKey = `${url.origin}|${given.get('caFile') ?? ''}|${given.get('certFile') ?? ''}|${given.get('keyFile') ?? ''}`;
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  return { https, hostname, port: Number(url.port) || (https ? 443 : 80), servername: serverName(https, hostname), origin: url.origin, host: url.host, path, search, options, poolKey };
+  return { ...address, path, search, options, poolKey };
 }
 
-export function serverName(https: boolean, hostname: string): string | undefined {
-  return https && isIP(hostname) === 0 ? hostname : undefined;
+/** Where a request to `url` connects and what it names as Host (the URL of an endpoint, or of a redirect). */
+export function addressOf(url: URL): Pick<BackendEndpoint, 'https' | 'hostname' | 'port' | 'servername' | 'origin' | 'host'> {
+  const https = url.protocol === 'https:';
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  return { https, hostname, port: Number(url.port) || (https ? 443 : 80), servername: https && isIP(hostname) === 0 ? hostname : undefined, origin: url.origin, host: url.host };
 }
 
 function duration(value: string | undefined, fallback: number, where: string, name: string): number {

@@ -1,7 +1,7 @@
 // followRedirects=true: where a 3xx answer leads, with the method and headers the next request keeps
 // (as fetch does: 303, and 301/302 after POST, become GET without a body; credentials stay on their origin).
 import type { IncomingMessage } from 'node:http';
-import { serverName, type BackendEndpoint } from './endpoint.js';
+import { addressOf, type BackendEndpoint } from './endpoint.js';
 import { redirectedHeaders } from './headers.js';
 
 /** One request of a forwarded call: where it goes and what it sends. */
@@ -37,18 +37,12 @@ export function redirectTarget(hop: Hop, res: IncomingMessage): Hop | undefined 
   }
   if (url.origin === from.origin) return { endpoint: from, path: `${url.pathname}${url.search}`, method, headers, payload };
   // Another origin: never from https down to http, and without what identifies the facade to its own backend.
-  const https = url.protocol === 'https:';
-  if (from.https && !https) return undefined;
+  const address = addressOf(url);
+  if (from.https && !address.https) return undefined;
   headers = redirectedHeaders(headers, url.host, CREDENTIALS);
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const endpoint: BackendEndpoint = {
     ...from,
-    https,
-    hostname,
-    port: Number(url.port) || (https ? 443 : 80),
-    servername: serverName(https, hostname),
-    origin: url.origin,
-    host: url.host,
+    ...address,
     options: { ...from.options, cert: undefined, key: undefined },
     // One pool for all the origins this endpoint redirects to: a backend's Location cannot grow the pools.
     poolKey: `redirected ${url.protocol} ${from.poolKey}`,

@@ -1,0 +1,18 @@
+// Answers worked out once per key and remembered. Most keys are request header values (Content-Type,
+// Accept) that a client chooses freely, so the memory is bounded: full, it starts over.
+
+const MAX_REMEMBERED = 64;
+
+/** `compute` with its answers remembered by key (undefined answers included), at most 64 at a time. */
+export function boundedMemo<T>(compute: (key: string) => T): (key: string) => T {
+  const remembered = new Map<string, T>();
+  return (key) => {
+    let value = remembered.get(key);
+    if (value === undefined && !remembered.has(key)) {
+      value = compute(key);
+      if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+      remembered.set(key, value);
+    }
+    return value as T;
+  };
+}

@@ -53,6 +53,8 @@ const PET_ANSWER = Object.freeze({ status: 200, type: 'application/json', body: 
 /** Peers, started from scripts/bench/peers/; `path` maps the facade's request path to the peer's. */
 const PEERS = {
   glue: { name: 'fastify-openapi-glue', command: () => bench('glue-server.mjs'), args: [] },
+  // The same, answering with an X-Request-Id as the facade does (issue 12), so the two send the same bytes.
+  'glue-id': { name: 'glue, request ids', command: () => bench('glue-server.mjs'), args: [], env: { BENCH_PEER_REQUEST_ID: '1' } },
   // Prism serves the contract's paths without the server URL's base path.
   prism: { name: 'prism mock', command: () => join(PEERS_DIR, 'node_modules/.bin/prism'), args: ['mock', '-h', '127.0.0.1', '-p', '0', bench('mock-contract.yaml')], path: (p) => p.replace(/^\/api\/v3/, '') },
   // In front of the scenario's backend (BENCH_BACKEND_PORT); with its defaults it sends no forwarding headers.
@@ -77,7 +79,7 @@ const MOCK_SYNTHESIZED = {
  * BENCH_BACKEND_PORT, and it is stopped after the scenario.
  */
 /** A Petstore scenario with request validation on, against fastify-openapi-glue; the routes answer JSON. */
-const againstGlue = (name, key, request, body) => ({ name, key, files: [bench('route.yaml')], env: VALIDATING, peers: ['glue'], request, expect: { status: 200, type: 'application/json', body } });
+const againstGlue = (name, key, request, body) => ({ name, key, files: [bench('route.yaml')], env: VALIDATING, peers: ['glue', 'glue-id'], request, expect: { status: 200, type: 'application/json', body } });
 /** Issue 11: the facade as a sidecar forwarding (`to: http`) to a bare backend, against @fastify/http-proxy in front of it. */
 const forwarding = (name, key, request) => ({ name, key, files: [bench('forward.yaml')], prepare: startBackend, peers: ['proxy', 'proxy-fwd'], request, expect: PET_ANSWER });
 

@@ -1,6 +1,7 @@
 // The peer: Fastify with fastify-openapi-glue on the same Petstore contract, request validation on (Fastify
 // compiles the contract's parameter and body schemas with ajv), answering the same bytes as the facade's
 // bench routes. Installed on demand under scripts/bench/peers/ (see peers.mjs).
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { importPeer } from './peers.mjs';
@@ -18,8 +19,12 @@ const serviceHandlers = {
   loginUser: (_req, reply) => reply.type('application/json').send(SESSION_JSON),
 };
 
+// BENCH_PEER_REQUEST_ID=1: Fastify's own request ids, done as the facade does them (the client's
+// X-Request-Id kept, else a v4 UUID, sent back on every response), so both answer the same bytes.
+const requestIds = process.env.BENCH_PEER_REQUEST_ID === '1' ? { requestIdHeader: 'x-request-id', genReqId: () => randomUUID() } : {};
 // The Petstore carries vendor keywords (x-swagger-router-model); ajv must let them be, as the facade does.
-const app = Fastify({ logger: false, ajv: { customOptions: { strict: false } } });
+const app = Fastify({ logger: false, ajv: { customOptions: { strict: false } }, ...requestIds });
+if (requestIds.genReqId) app.addHook('onRequest', (req, reply, done) => { reply.header('x-request-id', req.id); done(); });
 app.register(openapiGlue, {
   specification: join(fileURLToPath(import.meta.url), '../../../spec/petstore-v3.json'),
   serviceHandlers,

@@ -2,6 +2,7 @@
 // parameters, query parameters (and their contract defaults), the request id and trace context, and the SvcHttp* names. Kept as the request's
 // parts and filled in only when a route first reads its headers (Headers.lazy).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { percentDecoded } from '../http/percent.js';
 import { parseQuery, type Pairs } from '../http/query.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { REQUEST_ID_HEADER, requestIdOf, TAGGED_NAMES, tagExchange } from '../observe/request-id.js';
@@ -74,16 +75,8 @@ export class RequestHeaders implements LazyRequestHeaders {
     if (isInternalName(name) || isPathParameter(this.names, name) || isRequestField(name)) return;
     const value = this.querystringValue ?? read(this.query);
     // Unreadable as its media type (only possible without validation): the route gets the decoded text.
-    if (value instanceof Unreadable) headers.setIncoming(name, decodedText(this.query));
+    if (value instanceof Unreadable) headers.setIncoming(name, percentDecoded(this.query) ?? this.query);
     else if (value !== undefined) headers.setIncoming(name, value);
-  }
-}
-
-function decodedText(query: string): string {
-  try {
-    return decodeURIComponent(query);
-  } catch {
-    return query;
   }
 }
 

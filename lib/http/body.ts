@@ -14,11 +14,14 @@ export function bodyText(raw: Buffer): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/** Called once with the whole body, or with the error that ended reading it. */
+type BodyDone = (err: SvcError | undefined, body?: Buffer) => void;
+
 /**
  * Reads the whole body, then calls `done` once with the bytes or with an error (413 over `limit`, 400 when
  * the client goes away). Callbacks rather than a promise: this runs on every request with a body.
  */
-export function readBody(req: IncomingMessage, limit: number, done: (err: SvcError | undefined, body?: Buffer) => void): void {
+export function readBody(req: IncomingMessage, limit: number, done: BodyDone): void {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) return done(svcError(Errors.BODY_TOO_LARGE, limit));
   // node hands the request to its listener before it parses the body that came in the same packet: by the
@@ -28,12 +31,12 @@ export function readBody(req: IncomingMessage, limit: number, done: (err: SvcErr
   else readArrivingBody(req, limit, done);
 }
 
-function readArrivedBody(req: IncomingMessage, declared: number, limit: number, done: (err: SvcError | undefined, body?: Buffer) => void): void {
+function readArrivedBody(req: IncomingMessage, declared: number, limit: number, done: BodyDone): void {
   if (req.readableLength !== declared || req.readableFlowing === true) return readArrivingBody(req, limit, done);
   done(undefined, req.read() as Buffer);
 }
 
-function readArrivingBody(req: IncomingMessage, limit: number, done: (err: SvcError | undefined, body?: Buffer) => void): void {
+function readArrivingBody(req: IncomingMessage, limit: number, done: BodyDone): void {
   const chunks: Buffer[] = [];
   let size = 0;
   const onData = (chunk: Buffer): void => {

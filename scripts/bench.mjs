@@ -78,8 +78,13 @@ const MOCK_SYNTHESIZED = {
  * return a started helper server (a backend): every server of the scenario gets its port as
  * BENCH_BACKEND_PORT, and it is stopped after the scenario.
  */
-/** A Petstore scenario with request validation on, against fastify-openapi-glue; the routes answer JSON. */
-const againstGlue = (name, key, request, body) => ({ name, key, files: [bench('route.yaml')], env: VALIDATING, peers: ['glue', 'glue-id'], request, expect: { status: 200, type: 'application/json', body } });
+/**
+ * A Petstore scenario with request validation on, against fastify-openapi-glue; the routes answer JSON.
+ * `floor`: also the least any server sending the same bytes can do on node:http (bare-server.mjs with a
+ * constant X-Request-Id, answering at once), so the ratio floor/peer is the most facade/peer can reach.
+ */
+const againstGlue = (name, key, request, body) => ({ name, key, files: [bench('route.yaml')], env: VALIDATING, peers: ['glue', 'glue-id'], floor: true, request, expect: { status: 200, type: 'application/json', body } });
+const FLOOR_REQUEST_ID = '19f4c6a7-e67d-4172-b0a8-a70eb58da364';
 /** Issue 11: the facade as a sidecar forwarding (`to: http`) to a bare backend, against @fastify/http-proxy in front of it. */
 const forwarding = (name, key, request) => ({ name, key, files: [bench('forward.yaml')], prepare: startBackend, peers: ['proxy', 'proxy-fwd'], request, expect: PET_ANSWER });
 
@@ -311,6 +316,7 @@ async function compare(scenario) {
         : { name: 'bare', label: helper ? "bare (the backend's twin)" : 'bare', start: () => start(BARE_SERVER, [], bareEnv(scenario.expect)) },
       { name: 'facade', start: () => startFacade(main, scenario.files, env) },
       ...(against ? [{ name: 'against', label: 'facade (--against)', start: () => startFacade(against, scenario.files, env) }] : []),
+      ...(scenario.floor ? [{ name: 'floor', label: 'floor (node:http, constant id)', start: () => start(BARE_SERVER, [], { ...bareEnv(scenario.expect), BARE_REQUEST_ID: FLOOR_REQUEST_ID }) }] : []),
       ...(withPeers ? (scenario.peers ?? []) : []).map((key) => ({ name: 'peer', label: PEERS[key].name, path: PEERS[key].path, start: () => startPeer(key, shared) })),
     ];
     const { request } = scenario;
@@ -326,7 +332,8 @@ async function compare(scenario) {
     if (scenario.verify) await scenario.verify(running[1].port);
     const results = running.map((s) => summarize(s, running[0]));
     const [bare, facade] = results;
-    return { bare, facade, against: results.find((x) => x.name === 'against'), peers: results.filter((x) => x.name === 'peer') };
+    const named = (name) => results.find((x) => x.name === name);
+    return { bare, facade, against: named('against'), floor: named('floor'), peers: results.filter((x) => x.name === 'peer') };
   } finally {
     for (const s of running) s.child.kill('SIGTERM');
     helper?.child.kill('SIGTERM');
@@ -346,19 +353,20 @@ async function runScenarios() {
   const rows = [];
   for (const s of SCENARIOS) {
     if (!selected(s.key, s.name)) continue;
-    const { bare, facade, against: base, peers } = await compare(s);
-    rows.push({ s, bare, facade, base, peers });
+    const { bare, facade, against: base, floor, peers } = await compare(s);
+    rows.push({ s, bare, facade, base, floor, peers });
     console.log(`\n${s.name}  (${connections} connections, ${rounds} x ${duration} s each, interleaved, medians; CPU: each server process alone)`);
     console.log(`  ${''.padEnd(LABEL)}${['req/s', 'p99 ms', 'RSS MiB', 'CPU µs/req'].map((t) => ` ${t.padStart(9)}`).join('')}${'errors'.padStart(12)}`);
-    for (const x of [bare, facade, base, ...peers]) if (x) console.log(`  ${x.label.padEnd(LABEL)} ${fmt(x.rps)} ${fmt(x.p99)} ${fmt(x.rss, 1)} ${fmt(x.cpu, 1)}    ${fmt(x.errors)}`);
+    for (const x of [bare, facade, base, floor, ...peers]) if (x) console.log(`  ${x.label.padEnd(LABEL)} ${fmt(x.rps)} ${fmt(x.p99)} ${fmt(x.rss, 1)} ${fmt(x.cpu, 1)}    ${fmt(x.errors)}`);
     printRatio('facade/bare', facade, bare, `(CPU as bare/facade; ${perRound(facade)})`);
     if (base) {
       printRatio('against/bare', base, bare, `(${perRound(base)})`);
       printRatio('facade/against', facade, base);
     }
+    if (floor) printRatio('facade/floor', facade, floor, `(floor/bare ${(floor.rps / bare.rps).toFixed(2)})`);
     for (const peer of peers) {
       printRatio(`${peer.label}/bare`, peer, bare, `(${perRound(peer)})`);
-      printRatio(`facade/${peer.label}`, facade, peer);
+      printRatio(`facade/${peer.label}`, facade, peer, floor ? `(floor/peer ${(floor.rps / peer.rps).toFixed(2)}: the most facade/peer can be on node:http)` : '');
     }
   }
   return rows;
@@ -401,8 +409,8 @@ if (withPeers && (SCENARIOS.some((s) => s.peers && selected(s.key, s.name)) || S
 const rows = await runScenarios();
 if (STARTUP.some(startupSelected)) await startupTimes();
 console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer with its p99 ratio (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
-for (const { s, bare, facade, base, peers } of rows) {
-  const peerPart = peers.map((p) => `  ${p.label} ${(p.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / p.rps).toFixed(2)} (p99 ${(facade.p99 / Math.max(p.p99, 1)).toFixed(2)})`).join('');
+for (const { s, bare, facade, base, floor, peers } of rows) {
+  const peerPart = peers.map((p) => `  ${p.label} ${(p.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / p.rps).toFixed(2)} (p99 ${(facade.p99 / Math.max(p.p99, 1)).toFixed(2)}${floor ? `; floor/peer ${(floor.rps / p.rps).toFixed(2)}` : ''})`).join('');
   const basePart = base ? `  against ${(base.rps / bare.rps).toFixed(2)} (CPU ${(bare.cpu / base.cpu).toFixed(2)}; µs/req ${[bare, base, facade, ...peers].map((x) => `${x.name === 'peer' ? x.label : x.name} ${x.cpu.toFixed(1)}`).join(', ')})` : '';
   console.log(`  ${s.name.padEnd(56)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})${peerPart}${basePart}`);
 }

@@ -255,10 +255,14 @@ function rssMiB(pid) {
   return kb / 1024;
 }
 
+const loadOptions = (port, request) => ({ url: `http://127.0.0.1:${port}${request.path}`, method: request.method, headers: request.headers ?? {}, body: request.body, connections, pipelining: 1 });
+
+/** One second of load, not measured: JIT, caches. */
+const warmUp = (port, request) => autocannon({ ...loadOptions(port, request), duration: 1 });
+
 async function load(port, request, pid) {
-  const url = `http://127.0.0.1:${port}${request.path}`;
-  const opts = { url, method: request.method, headers: request.headers ?? {}, body: request.body, connections, pipelining: 1 };
-  await autocannon({ ...opts, duration: 1 }); // warm-up (JIT, caches)
+  const opts = loadOptions(port, request);
+  await warmUp(port, request);
   const cpu0 = cpuMicros(pid);
   const result = await autocannon({ ...opts, duration });
   const cpuPerRequest = (cpuMicros(pid) - cpu0) / Math.max(result.requests.total, 1);
@@ -323,10 +327,12 @@ async function compare(scenario) {
     for (const system of systems) {
       running.push({ ...system, request: { ...request, path: system.path?.(request.path) ?? request.path }, ...(await system.start()), runs: [] });
     }
-    // The answers are checked after the loads, not before: a connection another client opens and closes
-    // before a server's loads, followed by a garbage collection before its hot path is optimized (V8's memory
-    // reducer runs one some 8 s after start), leaves node:http about 30 % slower for the life of the process
-    // (README, Performance). Checking first made that happen to whichever servers were loaded late.
+    // A server left idle for long after its start, then first loaded, can stay about 30 % slower for the life
+    // of the process (README, Performance: glue with request ids, loaded fifth, 17.5 µs a request instead of
+    // 13.1): every server gets a warm-up as soon as all are up. And the answers are checked after the loads,
+    // not before: a connection another client opens and closes before a server's hot path is optimized,
+    // followed by a garbage collection (V8's memory reducer runs one some 8 s after start), does the same.
+    for (const s of running) await warmUp(s.port, s.request);
     for (let r = 0; r < rounds; r++) for (const s of running) s.runs.push(await load(s.port, s.request, s.child.pid));
     for (const s of running) await check(s, scenario);
     if (scenario.verify) await scenario.verify(running[1].port);

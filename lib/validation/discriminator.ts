@@ -6,7 +6,8 @@
 // OpenAPI 3.2 adds `defaultMapping` (the schema for a value whose property is absent or maps to nothing;
 // honoured in every version) and lets the property be optional: in a 3.2 contract whose schemas do not
 // require it, a value without it is checked against the plain `oneOf`/`anyOf` (unless `defaultMapping` says).
-import { isRef, type Located, type RefResolver } from '../contract/refs.js';
+import { isRef, unescapePointerToken, type Located, type RefResolver } from '../contract/refs.js';
+import { percentDecoded } from '../http/percent.js';
 import { shapeOf } from './coerce.js';
 
 type Json = Record<string, unknown>;
@@ -50,7 +51,10 @@ export function discriminatorDispatch(node: Json, uri: string, refs: RefResolver
     }
     for (const branch of branches) {
       if (!isRef(branch)) continue;
-      const name = decodeURIComponent(branch.$ref.slice(branch.$ref.lastIndexOf('/') + 1));
+      // The schema name: the $ref's last JSON Pointer token, percent-decoded then unescaped (RFC 6901 §6), and
+      // kept as written when it does not decode, as the resolver reads it (evaluatePointer).
+      const token = branch.$ref.slice(branch.$ref.lastIndexOf('/') + 1);
+      const name = unescapePointerToken(percentDecoded(token) ?? token);
       if (!targets.has(name)) targets.set(name, { ref: branch.$ref, uri });
     }
     const fallback = disc.defaultMapping === undefined ? undefined : { ref: schemaRef(disc.defaultMapping), uri: disc.uri };

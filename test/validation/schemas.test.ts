@@ -172,6 +172,17 @@ test('discriminator: the mapping picks the branch (plain oneOf would match both)
   }
 });
 
+test('discriminator: without a mapping, a branch\'s schema name is its $ref\'s last token, percent-decoded and unescaped', async () => {
+  const branch = (prop: string) => ({ type: 'object', required: ['kind', prop], properties: { kind: { type: 'string' }, [prop]: { type: 'integer' } } });
+  const schema = { oneOf: [{ $ref: '#/components/schemas/a~1b' }, { $ref: '#/components/schemas/c%20d~0' }, { $ref: '#/components/schemas/50%' }], discriminator: { propertyName: 'kind' } };
+  const doc = bodyContract('3.0.3', schema, { 'a/b': branch('x'), 'c d~': branch('y'), '50%': branch('z') });
+  // Each value picks its branch only; a branch's value with another's property fails, and so does the escaped
+  // spelling, which names no schema. A token that does not percent-decode is the name as written, as the
+  // resolver reads it.
+  const bodies = [{ kind: 'a/b', x: 1 }, { kind: 'c d~', y: 1 }, { kind: '50%', z: 1 }, { kind: 'a/b', y: 1 }, { kind: 'c d~', x: 1 }, { kind: '50%', x: 1 }, { kind: 'a~1b', x: 1 }];
+  assert.deepEqual(await statuses(doc, bodies), [200, 200, 200, 400, 400, 400, 400]);
+});
+
 test('discriminator: one embedded in the branches\' allOf base dispatches too; a misplaced one is ignored', async () => {
   const r = await serveFile(join(CORPUS, 'readme-oas-examples/3.0/discriminators.yaml'));
   try {

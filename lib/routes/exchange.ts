@@ -1,5 +1,6 @@
 // The exchange a route works on: a message (case-insensitive headers and a body) plus properties.
 import type { IncomingMessage } from 'node:http';
+import { setOwn } from '../objects.js';
 
 /**
  * Case-insensitive headers. Request headers are read in place (node already lower-cases them); values set
@@ -92,10 +93,10 @@ export class Headers {
   toObject(): Record<string, unknown> {
     if (this.pending !== undefined) this.fill();
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(this.incoming)) if (!isInternalName(key)) putOwn(out, key, this.incoming[key]);
+    for (const key of Object.keys(this.incoming)) if (!isInternalName(key)) setOwn(out, key, this.incoming[key]);
     for (const [key, value] of this.overlay) {
       if (value === undefined) delete out[key];
-      else putOwn(out, key, value);
+      else setOwn(out, key, value);
     }
     return out;
   }
@@ -148,12 +149,6 @@ export interface LazyRequestHeaders {
 
 /** What `LazyRequestHeaders.peek` answers when only filling can tell a name's value. */
 export const NEEDS_FILL: unique symbol = Symbol('needs fill');
-
-/** Sets an own property, also for a client-chosen name like `__proto__` (an assignment would set the prototype). */
-function putOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
 
 /** `Svc*` names (any case) belong to the facade; they never come from clients and are never sent to them. */
 export function isInternalName(name: string): boolean {

@@ -163,12 +163,18 @@ test('absolute refs: a file: URL written in the contract is allowed, a bare abso
   await assert.rejects(load(join(dir, 'bare.yaml')), /absolute paths must be written as file: URLs/);
 });
 
-test('a $ref to a missing file or a missing pointer fails startup naming both', async () => {
+test('a $ref to a missing file (a stray `%` included) or a missing pointer fails startup naming both', async () => {
   const dir = tempDir({
     'missing-file.yaml': toYaml({ ...minimal('m'), paths: { '/a': { $ref: 'nope.yaml' } } }),
     'missing-pointer.yaml': toYaml({ ...minimal('m'), paths: { '/a': { $ref: '#/components/pathItems/nope' } } }),
+    // A stray `%` does not percent-decode: the name is read as written, like a pointer's.
+    'stray-percent.yaml': toYaml({ ...minimal('m'), paths: { '/a': { $ref: 'nope%zz.yaml' } } }),
+    'percent-named.yaml': toYaml({ ...minimal('m'), paths: { '/a': { $ref: '50%.yaml#/item' } } }),
+    '50%.yaml': toYaml({ item: { get: { operationId: 'fifty', responses: { '200': { description: 'ok' } } } } }),
   });
   await assert.rejects(load(join(dir, 'missing-file.yaml')), { message: `Cannot resolve $ref nope.yaml in ${join(dir, 'missing-file.yaml')}: file not found` });
+  await assert.rejects(load(join(dir, 'stray-percent.yaml')), { message: `Cannot resolve $ref nope%zz.yaml in ${join(dir, 'stray-percent.yaml')}: file not found` });
+  assert.deepEqual((await load(join(dir, 'percent-named.yaml'))).operations.map((o) => o.operation.id), ['fifty']);
   await assert.rejects(load(join(dir, 'missing-pointer.yaml')), { message: `Cannot resolve $ref #/components/pathItems/nope in ${join(dir, 'missing-pointer.yaml')}: no value at /components/pathItems/nope` });
 });
 

@@ -11,6 +11,7 @@ import { readBackendBody } from './body.js';
 import { ConnectTimeout, type BackendContext } from './context.js';
 import type { BackendEndpoint } from './endpoint.js';
 import { applyBackendResponse, backendRequestHeaders } from './headers.js';
+import { forwardablePath } from './path.js';
 import { redirectTarget, type Hop } from './redirects.js';
 
 const METHOD = HeaderNames.METHOD;
@@ -217,17 +218,6 @@ function targetPath(endpoint: BackendEndpoint, path: unknown, query: unknown): s
   const base = endpoint.options.forwardPath && typeof path === 'string' ? endpoint.path + forwardablePath(path) : endpoint.path;
   if (endpoint.search !== '') return base + endpoint.search;
   return typeof query === 'string' && query !== '' ? `${base}?${query}` : base;
-}
-
-/**
- * A path a parameter matched may still say `..` (or `%2E%2E`, or `%2F` inside a segment): a backend that
- * normalizes it would be asked for a path outside the one the facade forwards to. Such a request is refused.
- */
-const UNSAFE_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?=\/|$)|%2f|%5c|\\/i;
-
-function forwardablePath(path: string): string {
-  if (UNSAFE_SEGMENT.test(path)) throw svcError(Errors.FORWARD_PATH_UNSAFE);
-  return path;
 }
 
 function toPayload(body: unknown): string | Buffer | undefined {

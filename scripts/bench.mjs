@@ -12,7 +12,7 @@
 //   node scripts/bench.mjs --only login --rounds 5 --duration 5     scenarios whose key or name contains "login"
 //   node scripts/bench.mjs --only peer-a,mock      scenarios matching any of the comma-separated texts
 //   node scripts/bench.mjs --only startup          only the startup figures
-//   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy)
+//   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy, the minimal undici and http.request proxies, nginx when installed)
 //   node scripts/bench.mjs --only stripe           only the startup figures whose name contains "stripe"
 //   node scripts/bench.mjs --no-peers              without the peers (no install of scripts/bench/peers)
 //   node scripts/bench.mjs --against /tmp/old/dist/main.js   also a previous build's facade, in the same interleaved run
@@ -26,6 +26,7 @@ import { BARE_SERVER, bareEnv, startBackend } from './bench/backend.mjs';
 import { prepareOAuth, verifyOAuth } from './bench/oauth.mjs';
 import { ensurePeers, PEERS_DIR } from './bench/peers.mjs';
 import { start } from './bench/start.mjs';
+import { nginxBinary, startNginx } from './bench/nginx.mjs';
 
 // autocannon sends only the methods of its own list (RFC 7231's and PATCH); QUERY (RFC 10008, OpenAPI 3.2's
 // `query` operation) is added to that list, which it reads on every request it builds.
@@ -61,7 +62,13 @@ const PEERS = {
   proxy: { name: '@fastify/http-proxy', command: () => bench('fastify-proxy.mjs'), args: [] },
   // The same, sending Forwarded, X-Forwarded-* and Via like the facade, so the backend does the same work behind both.
   'proxy-fwd': { name: 'http-proxy, fwd headers', command: () => bench('fastify-proxy.mjs'), args: [], env: { BENCH_PEER_FORWARDED: '1' } },
+  // Issue 25's yardsticks: the least a node:http proxy does (no rules at all), with undici's Pool or http.request.
+  'min-undici': { name: 'minimal proxy, undici Pool', command: () => bench('minimal-proxy.mjs'), args: [], env: { BENCH_PROXY_CLIENT: 'undici' } },
+  'min-http': { name: 'minimal proxy, http.request', command: () => bench('minimal-proxy.mjs'), args: [], env: { BENCH_PROXY_CLIENT: 'http' } },
+  // Optional: only when nginx is installed (Debian's nginx-light); otherwise a note says it was left out.
+  nginx: { name: 'nginx, 1 worker, keep-alive', optional: () => (NGINX === undefined ? 'nginx is not on PATH (apt-get install nginx-light)' : undefined), start: (env) => startNginx(NGINX, Number(env.BENCH_BACKEND_PORT)) },
 };
+const NGINX = nginxBinary();
 
 const MOCK_SYNTHESIZED = {
   name: 'mock: GET, body synthesized from the schema (static)',
@@ -86,7 +93,7 @@ const MOCK_SYNTHESIZED = {
 const againstGlue = (name, key, request, body) => ({ name, key, files: [bench('route.yaml')], env: VALIDATING, peers: ['glue', 'glue-id'], floor: true, request, expect: { status: 200, type: 'application/json', body } });
 const FLOOR_REQUEST_ID = '19f4c6a7-e67d-4172-b0a8-a70eb58da364';
 /** Issue 11: the facade as a sidecar forwarding (`to: http`) to a bare backend, against @fastify/http-proxy in front of it. */
-const forwarding = (name, key, request) => ({ name, key, files: [bench('forward.yaml')], prepare: startBackend, peers: ['proxy', 'proxy-fwd'], request, expect: PET_ANSWER });
+const forwarding = (name, key, request) => ({ name, key, files: [bench('forward.yaml')], prepare: startBackend, peers: ['proxy', 'proxy-fwd', 'min-undici', 'min-http', 'nginx'], request, expect: PET_ANSWER });
 
 export const SCENARIOS = [
   againstGlue('a: GET /pet/1, route, validation on', 'peer-a', GET_PET, PET_JSON),
@@ -286,7 +293,19 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** The facade (this build's `main`, or another build's) on the config `files`, on a free loopback port. */
 const startFacade = (command, files, env) => start(command, [...files, '--port', '0', '--host', '127.0.0.1'], env);
 
-const startPeer = (key, env) => start(PEERS[key].command(), PEERS[key].args, { ...PEERS[key].env, ...env });
+const startPeer = (key, env) => PEERS[key].start?.(env) ?? start(PEERS[key].command(), PEERS[key].args, { ...PEERS[key].env, ...env });
+
+/** The scenario's peers that can run here; an optional one that cannot (nginx not installed) is named once. */
+const notedMissing = new Set();
+function availablePeers(keys) {
+  return keys.filter((key) => {
+    const missing = PEERS[key].optional?.();
+    if (missing === undefined) return true;
+    if (!notedMissing.has(key)) console.log(`note: peer ${PEERS[key].name} left out: ${missing}`);
+    notedMissing.add(key);
+    return false;
+  });
+}
 
 /** The medians of a server's loads; `ratios`: its req/s over the first server's, round by round. */
 function summarize(server, first) {
@@ -321,7 +340,7 @@ async function compare(scenario) {
       { name: 'facade', start: () => startFacade(main, scenario.files, env) },
       ...(against ? [{ name: 'against', label: 'facade (--against)', start: () => startFacade(against, scenario.files, env) }] : []),
       ...(scenario.floor ? [{ name: 'floor', label: 'floor (node:http, constant id)', start: () => start(BARE_SERVER, [], { ...bareEnv(scenario.expect), BARE_REQUEST_ID: FLOOR_REQUEST_ID }) }] : []),
-      ...(withPeers ? (scenario.peers ?? []) : []).map((key) => ({ name: 'peer', label: PEERS[key].name, path: PEERS[key].path, start: () => startPeer(key, shared) })),
+      ...availablePeers(withPeers ? (scenario.peers ?? []) : []).map((key) => ({ name: 'peer', label: PEERS[key].name, path: PEERS[key].path, start: () => startPeer(key, shared) })),
     ];
     const { request } = scenario;
     for (const system of systems) {

@@ -9,8 +9,12 @@ import { Errors, SvcError, svcError } from './errors.js';
 import { buildFacade } from './facade.js';
 import { consoleLogger, createLogger, silentLogger } from './log.js';
 import { collectStartupGarbage } from './startup-garbage.js';
+import { MOCK_USAGE, mockConfig, parseMockArgs } from './cli/mock.js';
+import { runValidate } from './cli/validate.js';
 
 const USAGE = `Usage: svc-facade [options] FILE...
+       svc-facade mock [--port N] [--host H] [--dynamic] CONTRACT
+       svc-facade validate CONTRACT...
 
 Serves the OpenAPI contract named in the configuration FILEs, routing each operation to direct:<operationId>.
 FILE types: .yaml/.yml (YAML DSL), .xml (XML DSL), .properties, .js/.mjs/.ts (a RouteBuilder module).
@@ -58,10 +62,13 @@ function version(): string {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const parsed = parseArgs(argv);
-  if (parsed === 'help') return void process.stdout.write(USAGE);
+  // Subcommands: `mock CONTRACT` builds its configuration in memory and then starts like FILE... does.
+  if (argv[0] === 'validate') return void (process.exitCode = await runValidate(argv.slice(1)));
+  const mock = argv[0] === 'mock';
+  const parsed = mock ? parseMockArgs(argv.slice(1)) : parseArgs(argv);
+  if (parsed === 'help') return void process.stdout.write(mock ? MOCK_USAGE : USAGE);
   if (parsed === 'version') return void process.stdout.write(`svc-facade ${version()}\n`);
-  const config = await loadConfigFiles(parsed.files);
+  const config = 'contract' in parsed ? mockConfig(parsed) : await loadConfigFiles(parsed.files);
   if (parsed.port !== undefined) setOption(config, 'server', 'port', parsed.port, '--port');
   if (parsed.host !== undefined) setOption(config, 'server', 'host', parsed.host, '--host');
   if (parsed.dev) config.dev = true;

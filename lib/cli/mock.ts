@@ -1,0 +1,73 @@
+// `svc-facade mock <contract>`: the contract served in mock mode with no configuration file, as Prism's
+// `prism mock` does. Every operation answers from the mock (svc-mock/ beside the contract or in the working
+// directory, the contract's examples, bodies synthesized from its schemas), and requests are validated,
+// since a mock that accepts anything teaches a client nothing. The configuration it builds goes through the
+// same start as `svc-facade FILE...` (lib/main.ts): port, host, environment variables, graceful stop.
+import { dirname, resolve } from 'node:path';
+import { applyEnvironment } from '../config/env.js';
+import { emptyConfig, setOption, type FacadeConfig } from '../config/model.js';
+import { Errors, svcError } from '../errors.js';
+
+export const MOCK_USAGE = `Usage: svc-facade mock [options] CONTRACT
+
+Serves every operation of the OpenAPI contract CONTRACT (a file or an http(s):// URL) from the mock, with
+request validation on and no configuration file.
+
+Options:
+  --port N      listen on port N (0: any free port; default svc.server.port or 8080)
+  --host H      listen on host H (default svc.server.host or 0.0.0.0)
+  --dynamic     fresh data from the schemas on every request (as Prefer: dynamic=true)
+  --help        print this help
+`;
+
+export interface MockArgs {
+  /** A file or an http(s):// URL. */
+  contract: string;
+  port?: string;
+  host?: string;
+  dev: boolean;
+  dynamic: boolean;
+}
+
+export function parseMockArgs(argv: readonly string[]): MockArgs | 'help' {
+  let port: string | undefined;
+  let host: string | undefined;
+  let dynamic = false;
+  const contracts: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const [flag, inline] = eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') throw svcError(Errors.CLI_USAGE, `option ${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--help' || flag === '-h') return 'help';
+    if (flag === '--port') port = value();
+    else if (flag === '--host') host = value();
+    else if (flag === '--dynamic') dynamic = true;
+    else if (flag.startsWith('-')) throw svcError(Errors.CLI_USAGE, `unknown option ${flag} for mock; allowed: --port, --host, --dynamic, --help`);
+    else contracts.push(arg);
+  }
+  if (contracts.length !== 1) throw svcError(Errors.CLI_USAGE, `mock takes one contract, got ${contracts.length === 0 ? 'none' : contracts.join(' ')} (try svc-facade mock --help)`);
+  return { contract: contracts[0]!, port, host, dev: false, dynamic };
+}
+
+/** The configuration of a mock: the contract, every operation mocked, requests validated; environment variables apply. */
+export function mockConfig(args: MockArgs, env: NodeJS.ProcessEnv = process.env): FacadeConfig {
+  const { contract } = args;
+  const remote = /^https?:\/\//i.test(contract);
+  const location = remote ? contract : resolve(contract);
+  // The mock folder (svc-mock/) and relative $refs are looked up beside the contract first.
+  const config = emptyConfig(remote ? process.cwd() : dirname(location));
+  // Environment variables first, so that the command line wins (as --port does over SVC_SERVER_PORT); only
+  // request validation may be turned off there (SVC_REST_CLIENTREQUESTVALIDATION=false).
+  applyEnvironment(config, env);
+  const source = 'svc-facade mock';
+  setOption(config, 'openApi', 'specification', location, source);
+  setOption(config, 'openApi', 'missingOperation', 'mock', source);
+  if (args.dynamic) setOption(config, 'openApi', 'mockDynamic', true, source);
+  if (config.rest.clientRequestValidation === undefined) setOption(config, 'rest', 'clientRequestValidation', true, source);
+  return config;
+}

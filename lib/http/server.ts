@@ -1,6 +1,7 @@
 // The node:http server with the limits of SPEC §13 and a graceful stop.
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Errors, staticProblem, svcError, type ErrorDef } from '../errors.js';
 import type { ServerOptions } from '../config/model.js';
 
@@ -18,17 +19,18 @@ export function createHttpServer(listener: RequestListener, options: ServerOptio
   );
   // Errors node finds before a request exists (a malformed request, a slow one, oversized headers) get the
   // status node itself would send, as a problem body, and the socket is closed, never an exception.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     // As node's own handler: never write into a response that is already under way on this socket.
     const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
     if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) return void socket.destroy();
-    socket.end(CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED);
+    answerAndClose(socket, CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED);
   });
   // CONNECT (tunnelling) never reaches request listeners; without this node would just drop the socket.
-  server.on('connect', (_req, socket) => {
-    if (socket.writable) socket.end(CONNECT_REFUSED);
-    else socket.destroy();
-  });
+  server.on('connect', (_req, socket: Duplex) => refuseTakenOver(socket, CONNECT_REFUSED));
+  // Without an 'upgrade' listener node serves an upgrade request as a plain one but drops, unanswered, what
+  // the client pipelined behind it in the same packet: a front proxy would pair later answers with the wrong
+  // requests. No upgrade is offered, so the request is refused and the connection closed.
+  server.on('upgrade', (_req, socket: Duplex) => refuseTakenOver(socket, UPGRADE_REFUSED));
   return server;
 }
 
@@ -39,8 +41,43 @@ function rawProblem(d: ErrorDef, extraHeaders = ''): Buffer {
   return Buffer.concat([Buffer.from(head), body]);
 }
 
+/**
+ * How long a socket that got a final answer on the raw socket stays open for its client to read it and close:
+ * long enough for any client that reads, short enough that a client that never reads nor closes (slowloris)
+ * holds a file descriptor for at most this long after its timeout.
+ */
+export const LINGER_MS = 1000;
+
+const ignore = (): void => undefined;
+
+/**
+ * Writes `answer` (with Connection: close) as the socket's last bytes and closes it: destroyed as soon as the
+ * client closes its side, or after LINGER_MS in any case. Not destroyed at once: a reset sent while request
+ * bytes are still unread on our side can make the client's kernel discard the answer before it is read.
+ */
+function answerAndClose(socket: Duplex, answer: Buffer): void {
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
+  socket.once('end', () => socket.destroy());
+  socket.end(answer);
+}
+
+/**
+ * Refuses a socket node handed over with the `connect` or `upgrade` event. Node has taken its own error
+ * listener off such a socket: without one, a client resetting it is an uncaught exception that ends the
+ * process. The socket comes paused: what the client still sends is read and dropped, so its close is seen.
+ */
+function refuseTakenOver(socket: Duplex, answer: Buffer): void {
+  socket.on('error', ignore);
+  if (!socket.writable) return void socket.destroy();
+  answerAndClose(socket, answer);
+  socket.resume();
+}
+
 const MALFORMED = rawProblem(Errors.MALFORMED_REQUEST);
 const CONNECT_REFUSED = rawProblem(Errors.METHOD_NOT_ALLOWED);
+const UPGRADE_REFUSED = rawProblem(Errors.UPGRADE_REFUSED);
 const CLIENT_ERRORS: Record<string, Buffer> = {
   ERR_HTTP_REQUEST_TIMEOUT: rawProblem(Errors.REQUEST_TIMEOUT),
   HPE_HEADER_OVERFLOW: rawProblem(Errors.HEADERS_TOO_LARGE),

@@ -1,13 +1,82 @@
-// forwardPath: the request path appended to the endpoint's, refused when a backend could resolve it elsewhere.
+// forwardPath: the request path appended to the endpoint's, refused when some common backend would resolve
+// one of its segments as `.` or `..` (and so reach another of its operations) or split it in two.
 import { Errors, svcError } from '../../errors.js';
 
-/**
- * A path a parameter matched may still say `..` (or `%2E%2E`, or `%2F` inside a segment): a backend that
- * normalizes it would be asked for a path outside the one the facade forwards to. Such a request is refused.
- */
-const UNSAFE_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?=\/|$)|%2f|%5c|\\/i;
+/** Paths with none of these characters have no segment a backend could read as a dot segment: the hot path. */
+const MAYBE_UNSAFE = /[.%;\\]/;
+/** How many times a segment is percent-decoded at most (a proxy and an application each decoding once is the usual flaw). */
+const MAX_DECODINGS = 4;
 
+/** The request path (after the base path) to append to the endpoint's path; throws the 400 when a segment is unsafe. */
 export function forwardablePath(path: string): string {
-  if (UNSAFE_SEGMENT.test(path)) throw svcError(Errors.FORWARD_PATH_UNSAFE);
+  if (!MAYBE_UNSAFE.test(path)) return path;
+  for (const segment of path.split('/')) if (isUnsafeSegment(segment)) throw svcError(Errors.FORWARD_PATH_UNSAFE);
   return path;
+}
+
+/**
+ * A segment as each common backend may read it. Every percent-decoding of it (once, twice, ... as
+ * double-decoding servers do, `%uXXXX` as IIS does) is looked at, each whole and cut at its first `;`
+ * (Tomcat, Jetty and Spring drop path parameters — `..;jsessionid=x` — before resolving dot segments, some
+ * before decoding and some after). Unsafe: any form that is only dots (with blanks Windows servers trim:
+ * `..`, `.`, `...`, `.. `), holds a `/` or `\` (a segment split in two), or a NUL (where C-based servers
+ * stop reading), or bytes an overlong UTF-8 decoder turns into one of these (`%c0%ae`, `%e0%80%ae`), or that
+ * Unicode normalization (NFKC) turns into one (`%ef%bc%8e`, a fullwidth dot).
+ */
+export function isUnsafeSegment(segment: string): boolean {
+  let text = segment;
+  for (let round = 0; ; round++) {
+    if (resolvesAway(text)) return true;
+    if (!text.includes('%')) return false;
+    // Still escaped after this many decodings: nothing legitimate is, so it is refused rather than guessed at.
+    if (round === MAX_DECODINGS) return true;
+    const bytes = percentDecodedBytes(text);
+    if (bytes === undefined) return false;
+    // Read as UTF-8 and NFKC-normalized too, as Unicode-normalizing servers do (`%ef%bc%8e`, a fullwidth dot).
+    if (hasOverlongForm(bytes) || resolvesAway(bytes.toString('utf8').normalize('NFKC'))) return true;
+    text = bytes.toString('latin1');
+  }
+}
+
+/** One reading of a segment: a dot segment (whole or before its path parameters), or a segment split in two (or cut at a NUL). */
+function resolvesAway(text: string): boolean {
+  return isDotLike(text) || isDotLike(pathParametersDropped(text)) || /[/\\\0]/.test(text);
+}
+
+function pathParametersDropped(text: string): string {
+  const semicolon = text.indexOf(';');
+  return semicolon === -1 ? text : text.slice(0, semicolon);
+}
+
+/** Only dots, with blanks around them that Windows and IIS trim: at least one dot. */
+function isDotLike(text: string): boolean {
+  return /^[.\s]*\.[.\s]*$/.test(text);
+}
+
+const ESCAPE = /%u([0-9a-f]{4})|%([0-9a-f]{2})/gi;
+
+/** `%XX` (and IIS's `%uXXXX`) replaced by their bytes, a malformed `%` kept as it is; undefined when nothing was decoded. */
+function percentDecodedBytes(text: string): Buffer | undefined {
+  let decoded = false;
+  const latin1 = text.replace(ESCAPE, (_m, wide: string | undefined, byte: string | undefined) => {
+    decoded = true;
+    // A %u escape above Latin-1 cannot spell a dot, slash or NUL: any non-ASCII stand-in keeps it harmless.
+    const code = parseInt(wide ?? byte!, 16);
+    return String.fromCharCode(code > 0xff ? 0xff : code);
+  });
+  return decoded ? Buffer.from(latin1, 'latin1') : undefined;
+}
+
+/**
+ * Overlong UTF-8 (RFC 3629 §10): `C0`/`C1` leads, `E0` followed by `80`–`9F`, `F0` followed by `80`–`8F`.
+ * Never valid, so no legitimate client sends them; lenient decoders read `%c0%ae` as `.` and `%c0%af` as `/`.
+ */
+function hasOverlongForm(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 0xc0 || b === 0xc1) return true;
+    const next = bytes[i + 1] ?? 0;
+    if ((b === 0xe0 && next >= 0x80 && next <= 0x9f) || (b === 0xf0 && next >= 0x80 && next <= 0x8f)) return true;
+  }
+  return false;
 }

@@ -47,9 +47,13 @@ export const Errors = {
   REQUEST_NOT_CONFORMING: def('SVC_REQUEST_NOT_CONFORMING', 400, 'The request does not conform to the contract.'),
   ROUTE_FAILED: def('SVC_ROUTE_FAILED', 500, 'The route for this operation failed.'),
   SPEC_PUBLISH: def('SVC_SPEC_PUBLISH', 500, 'The contract could not be serialized for publishing.'),
-  BACKEND_FAILED: def('SVC_BACKEND_FAILED', 502, 'The backend %s could not be reached.'),
-  BACKEND_TIMEOUT: def('SVC_BACKEND_TIMEOUT', 504, 'The backend %s did not answer in time.'),
-  BACKEND_RESPONSE_TOO_LARGE: def('SVC_BACKEND_RESPONSE_TOO_LARGE', 502, 'The backend %s answered with a body over the limit of %s bytes.'),
+  // The first %s after "The backend" is " <origin>" with svc.backend.exposeOrigin=true, else empty: clients
+  // are not told the backend's internal address by default (the log line always names it).
+  BACKEND_FAILED: def('SVC_BACKEND_FAILED', 502, 'The backend%s could not be reached.'),
+  BACKEND_TIMEOUT: def('SVC_BACKEND_TIMEOUT', 504, 'The backend%s did not answer in time.'),
+  BACKEND_RESPONSE_TOO_LARGE: def('SVC_BACKEND_RESPONSE_TOO_LARGE', 502, 'The backend%s answered with a body over the limit of %s bytes.'),
+  BACKEND_BUSY: def('SVC_BACKEND_BUSY', 503, 'The backend is busy: no connection to it became free within %s ms. Retry later.'),
+  BODY_NOT_FORWARDED: def('SVC_BODY_NOT_FORWARDED', 400, 'A %s request cannot carry a body (RFC 9110 gives it no meaning): send it without Transfer-Encoding and without a Content-Length above 0.'),
   NO_ROUTE: def('SVC_NO_ROUTE', 500, 'No consumer on endpoint direct:%s.'),
   UNAUTHORIZED: def('SVC_UNAUTHORIZED', 401, '%s'),
   TOKEN_REQUEST_INVALID: def('SVC_TOKEN_REQUEST_INVALID', 400, '%s'),

@@ -58,6 +58,8 @@ export const OPTION_TABLE = {
     connectTimeout: duration,
     maxResponseSize: { kind: 'size' },
     trustedProxies: str,
+    queueTimeout: duration,
+    exposeOrigin: bool,
   },
   // Operations (lib/observe/): health, metrics, request logs.
   observe: {

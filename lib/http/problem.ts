@@ -10,8 +10,9 @@ export function sendProblem(res: ServerResponse, status: number, detail: string,
   sendProblemBody(res, status, JSON.stringify(problemBody(status, detail, errors)), headers);
 }
 
-export function sendError(res: ServerResponse, err: SvcError, headers?: Record<string, string>): void {
-  sendProblem(res, err.status, err.message, err.errors, headers);
+/** The error's own headers (Retry-After, WWW-Authenticate, Connection) go out unless the caller names others. */
+export function sendError(res: ServerResponse, err: SvcError, headers?: Readonly<Record<string, string>>): void {
+  sendProblem(res, err.status, err.message, err.errors, headers ?? err.headers);
 }
 
 /** A catalogue entry without arguments, serialized once. */

@@ -126,7 +126,7 @@ test('to: http:// whose backend dies in the middle of the body: a 502 problem wh
     const res = await fetch(`${running.origin}/api/v3/store/inventory`);
     assert.equal(res.status, 502);
     assert.equal(res.headers.get('content-type'), 'application/problem+json');
-    assert.equal(((await res.json()) as { detail: string }).detail, `The backend ${target.origin} could not be reached.`);
+    assert.equal(((await res.json()) as { detail: string }).detail, 'The backend could not be reached.');
     const streamed = await fetch(`${running.origin}/api/v3/pet/1`);
     assert.equal(streamed.status, 200, 'the status went out before the backend failed');
     await assert.rejects(streamed.text(), 'the client sees the body cut short, never a complete one');

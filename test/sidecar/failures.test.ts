@@ -1,4 +1,5 @@
-// Backends that are dead, reset, slow or silent: 502 and 504 problems naming only the backend's origin;
+// Backends that are dead, reset, slow or silent: 502 and 504 problems with a generic detail (the origin and
+// the cause in one log line; in the detail only with svc.backend.exposeOrigin);
 // redirects passed through unless followRedirects; endpoint options from every surface.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ async function problem(res: Response): Promise<{ status: number; detail: string 
   return (await res.json()) as { status: number; detail: string };
 }
 
-test('a refused connection and a reset are 502, a backend that does not answer within timeout is 504: problems naming only the origin', async () => {
+test('a refused connection and a reset are 502, a backend that does not answer within timeout is 504: generic problems, the origin and cause in one log line', async () => {
   const closed = await httpBackend(() => undefined);
   const deadOrigin = closed.origin;
   await closed.close();
@@ -33,19 +34,47 @@ test('a refused connection and a reset are 502, a backend that does not answer w
   try {
     const dead = await fetch(`${running.origin}/api/v3/store/inventory`);
     assert.equal(dead.status, 502);
-    assert.equal((await problem(dead)).detail, `The backend ${deadOrigin} could not be reached.`);
+    assert.equal((await problem(dead)).detail, 'The backend could not be reached.');
     const reset = await fetch(`${running.origin}/api/v3/pet/1`);
     assert.equal(reset.status, 502);
-    assert.equal((await problem(reset)).detail, `The backend ${resetting.origin} could not be reached.`);
+    assert.equal((await problem(reset)).detail, 'The backend could not be reached.');
     const slow = await fetch(`${running.origin}/api/v3/pet/findByStatus?status=sold`);
     assert.equal(slow.status, 504);
-    assert.deepEqual(await problem(slow), { type: 'about:blank', title: 'Gateway Timeout', status: 504, detail: `The backend ${silent.origin} did not answer in time.`, instance: slow.headers.get('x-request-id') });
-    const logged = running.logger.lines.filter((l) => l.startsWith('ERROR')).join('\n');
-    assert.match(logged, /Caused by: ECONNREFUSED/, 'the operator learns the cause');
-    assert.doesNotMatch(logged, /token=abc/);
+    assert.deepEqual(await problem(slow), { type: 'about:blank', title: 'Gateway Timeout', status: 504, detail: 'The backend did not answer in time.', instance: slow.headers.get('x-request-id') });
+    const logged = running.logger.lines.filter((l) => l.startsWith('ERROR'));
+    assert.deepEqual(
+      logged.map((l) => l.replace(/^ERROR \S+ \S+ \(direct:\w+\) failed: /, '').replace(/ECONNREFUSED .*|ECONNRESET .*/, (m) => m.split(' ')[0]!)),
+      [
+        `SvcError SVC_BACKEND_FAILED: The backend could not be reached. Backend: ${deadOrigin}. Caused by: ECONNREFUSED`,
+        `SvcError SVC_BACKEND_FAILED: The backend could not be reached. Backend: ${resetting.origin}. Caused by: ECONNRESET`,
+        `SvcError SVC_BACKEND_TIMEOUT: The backend did not answer in time. Backend: ${silent.origin}. Caused by: no byte within 200 ms`,
+      ],
+      'one line each, with the origin and the cause, no stack',
+    );
+    assert.doesNotMatch(logged.join('\n'), /token=abc/);
   } finally {
     await running.close();
     await resetting.close();
+    await silent.close();
+  }
+});
+
+test('svc.backend.exposeOrigin=true puts the origin back in 502 and 504 details', async () => {
+  const closed = await httpBackend(() => undefined);
+  const deadOrigin = closed.origin;
+  await closed.close();
+  const silent = await httpBackend(() => undefined);
+  const running = await serve({
+    specification: PETSTORE,
+    missingOperation: 'ignore',
+    properties: { 'svc.backend.exposeOrigin': 'true' },
+    routes: { getInventory: [{ kind: 'to', uri: `${deadOrigin}/x` }], getPetById: [{ kind: 'to', uri: `${silent.origin}/x?timeout=100ms` }] },
+  });
+  try {
+    assert.equal((await problem(await fetch(`${running.origin}/api/v3/store/inventory`))).detail, `The backend ${deadOrigin} could not be reached.`);
+    assert.equal((await problem(await fetch(`${running.origin}/api/v3/pet/1`))).detail, `The backend ${silent.origin} did not answer in time.`);
+  } finally {
+    await running.close();
     await silent.close();
   }
 });
@@ -59,7 +88,8 @@ test('connectTimeout bounds a new connection, TLS handshake included: a peer tha
   try {
     const res = await fetch(`${running.origin}/api/v3/store/inventory`);
     assert.equal(res.status, 504);
-    assert.equal((await problem(res)).detail, `The backend https://127.0.0.1:${port} did not answer in time.`);
+    assert.equal((await problem(res)).detail, 'The backend did not answer in time.');
+    assert.match(running.logger.lines.join('\n'), new RegExp(`Backend: https://127\\.0\\.0\\.1:${port}\\. Caused by: no connection within 200 ms$`));
   } finally {
     await running.close();
     for (const socket of accepted) socket.destroy();

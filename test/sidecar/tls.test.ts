@@ -27,7 +27,7 @@ test('https backends: an unknown CA is a 502, caFile trusts it, certFile/keyFile
   try {
     const untrusted = await fetch(`${running.origin}/api/v3/store/inventory`);
     assert.equal(untrusted.status, 502);
-    assert.equal(((await untrusted.json()) as { detail: string }).detail, `The backend ${target.origin} could not be reached.`);
+    assert.equal(((await untrusted.json()) as { detail: string }).detail, 'The backend could not be reached.');
     assert.match(running.logger.lines.join('\n'), /Caused by: (UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)/);
 
     const trusted = await fetch(`${running.origin}/api/v3/pet/1`);

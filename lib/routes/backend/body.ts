@@ -3,15 +3,17 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Errors, svcError } from '../../errors.js';
+import { Errors } from '../../errors.js';
 import type { Exchange } from '../exchange.js';
+import { backendError, shownOrigin } from './failure.js';
+import type { BackendOptions } from './options.js';
 
 const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
 
 const TEXTUAL = /json|xml|text/;
 
 /** Reads the response; the exchange loses Content-Encoding when the bytes were decoded. Rejects with the cause. */
-export function readBackendBody(res: IncomingMessage, ex: Exchange, limit: number, origin: string): Promise<unknown> {
+export function readBackendBody(res: IncomingMessage, ex: Exchange, options: BackendOptions, origin: string): Promise<unknown> {
   const encoding = res.headers['content-encoding']?.trim().toLowerCase();
   const decoder = encoding === undefined ? undefined : DECODERS[encoding];
   let source: Readable = res;
@@ -21,13 +23,14 @@ export function readBackendBody(res: IncomingMessage, ex: Exchange, limit: numbe
     source = res.pipe(decoding);
     ex.message.headers.delete('content-encoding');
   }
-  return collect(source, limit, res, origin).then((bytes) => {
+  return collect(source, options, res, origin).then((bytes) => {
     if (bytes.length === 0) return undefined;
     return TEXTUAL.test(res.headers['content-type'] ?? '') ? bytes.toString('utf8') : bytes;
   });
 }
 
-function collect(source: Readable, limit: number, res: IncomingMessage, origin: string): Promise<Buffer> {
+function collect(source: Readable, options: BackendOptions, res: IncomingMessage, origin: string): Promise<Buffer> {
+  const limit = options.maxResponseSize;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -35,7 +38,7 @@ function collect(source: Readable, limit: number, res: IncomingMessage, origin: 
       size += chunk.length;
       if (size > limit) {
         // Settled first: destroying emits `aborted` at once, which must not count as the backend's failure.
-        reject(svcError(Errors.BACKEND_RESPONSE_TOO_LARGE, origin, limit));
+        reject(backendError(Errors.BACKEND_RESPONSE_TOO_LARGE, [shownOrigin(origin, options.exposeOrigin), limit], origin, `more than ${limit} bytes`));
         res.destroy();
         source.destroy();
         return;

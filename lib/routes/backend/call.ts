@@ -1,15 +1,19 @@
 // One forwarded request: sent on the endpoint's keep-alive pool, the client's body streamed or sent whole,
-// the answer streamed back or read whole; every failure mapped to one catalogue error naming only the origin.
+// the answer streamed back or read whole; every failure mapped to one catalogue error (the origin in the log).
+// The framing of what is sent is written here, never left to node: node frames a streamed DELETE, OPTIONS
+// or TRACE body not at all, so a backend would read it as a request of its own (issue 21).
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { Errors, SvcError, svcError, type ErrorDef } from '../../errors.js';
+import { Errors, SvcError, svcError } from '../../errors.js';
+import { hasBody } from '../../http/body.js';
 import { HeaderNames, type Exchange } from '../exchange.js';
 import { StreamedBody, takeArrived } from '../streamed-body.js';
 import { readBackendBody } from './body.js';
-import { ConnectTimeout, type BackendContext } from './context.js';
+import { ConnectTimeout, QueueTimeout, type BackendContext } from './context.js';
 import type { BackendEndpoint } from './endpoint.js';
+import { backendError, shownOrigin } from './failure.js';
 import { applyBackendResponse, backendRequestHeaders } from './headers.js';
 import { forwardablePath } from './path.js';
 import { redirectTarget, type Hop } from './redirects.js';
@@ -66,6 +70,13 @@ class BackendCall {
   /** Throws (so rejects) before anything is sent when the request cannot be forwarded. */
   run(streamResponse: boolean): void {
     const { ex, ctx, endpoint } = this;
+    const client = ex.request;
+    // A GET or HEAD body has no meaning (RFC 9110 §9.3.1, §9.3.2) and many backends answer without reading
+    // it, leaving it on the pooled connection as the start of the next request: refused, and the client's
+    // connection closed rather than read through.
+    if (client !== undefined && (client.method === 'GET' || client.method === 'HEAD') && hasBody(client)) {
+      throw new SvcError(Errors.BODY_NOT_FORWARDED, [client.method], undefined, CLOSE);
+    }
     const headers = ex.message.headers;
     const method = String(headers.get(METHOD) ?? (ex.message.body == null ? 'GET' : 'POST')).toUpperCase();
     const sendsBody = method !== 'GET' && method !== 'HEAD';
@@ -74,21 +85,29 @@ class BackendCall {
       const whole = takeArrived(source);
       if (whole !== undefined) source = whole ?? undefined;
     }
-    const upload = source instanceof Readable ? source : undefined;
-    let length = upload === ex.request ? ex.request?.headers['content-length'] : undefined;
-    if (upload !== undefined && Number(length) > ctx.maxBodySize) throw svcError(Errors.BODY_TOO_LARGE, ctx.maxBodySize);
+    const upload = source instanceof Readable && sendsBody ? source : undefined;
+    // The headers are handed to node as they are, so the framing is written here, for every method alike:
+    // a body sent whole has its length; a streamed one keeps the client's Content-Length only when it is the
+    // client's own body (node's parser delivers exactly that many bytes, and stream() checks), else is chunked.
+    let length: string | undefined;
+    let chunked = false;
     const payload = upload !== undefined || !sendsBody ? undefined : toPayload(source);
-    // The headers are handed to node as they are, so the framing node would add is written here.
-    if (payload !== undefined) length = String(Buffer.byteLength(payload));
-    else if (upload === undefined && !BODILESS.has(method)) length = '0';
+    if (upload !== undefined) {
+      length = upload === client ? client.headers['content-length'] : undefined;
+      if (Number(length) > ctx.maxBodySize) throw svcError(Errors.BODY_TOO_LARGE, ctx.maxBodySize);
+      chunked = length === undefined;
+    } else if (payload !== undefined) length = String(Buffer.byteLength(payload));
+    else if (!BODILESS.has(method)) length = '0';
     const path = targetPath(endpoint, headers.get(PATH), headers.get(QUERY));
-    const hop: Hop = { endpoint, path, method, headers: backendRequestHeaders(ex, endpoint.host, ctx.trusted, length), payload };
+    const sent = backendRequestHeaders(ex, endpoint.host, ctx.trusted, length);
+    if (chunked) sent.push('transfer-encoding', 'chunked');
+    const hop: Hop = { endpoint, path, method, headers: sent, payload };
     this.watchClient();
-    this.send(hop, upload, 0, false, streamResponse);
+    this.send(hop, upload, length === undefined ? undefined : Number(length), 0, false, streamResponse);
   }
 
   /** Sends one request; follows redirects when the endpoint says so (bodies sent whole only: a stream cannot be replayed). */
-  private send(hop: Hop, upload: Readable | undefined, redirects: number, retried: boolean, streamResponse: boolean): void {
+  private send(hop: Hop, upload: Readable | undefined, uploadLength: number | undefined, redirects: number, retried: boolean, streamResponse: boolean): void {
     const { endpoint } = hop;
     const { timeout, connectTimeout } = this.endpoint.options;
     const request = endpoint.https ? httpsRequest : httpRequest;
@@ -105,7 +124,7 @@ class BackendCall {
       // A pooled connection the backend closed while this request was on its way (the keep-alive race):
       // an idempotent request that got no answer and whose body is at hand is sent once more, on a new one.
       if (req.reusedSocket && !retried && this.cut === undefined && upload === undefined && IDEMPOTENT.has(hop.method)) {
-        this.send(hop, undefined, redirects, true, streamResponse);
+        this.send(hop, undefined, undefined, redirects, true, streamResponse);
         return;
       }
       this.fail(err);
@@ -116,9 +135,9 @@ class BackendCall {
       const next = upload === undefined && this.endpoint.options.followRedirects && redirects < MAX_REDIRECTS ? redirectTarget(hop, res) : undefined;
       if (next === undefined) return this.answer(res, streamResponse);
       res.resume();
-      this.send(next, undefined, redirects + 1, false, streamResponse);
+      this.send(next, undefined, undefined, redirects + 1, false, streamResponse);
     });
-    if (upload !== undefined && hop.method !== 'GET' && hop.method !== 'HEAD') this.stream(upload, req);
+    if (upload !== undefined) this.stream(upload, req, uploadLength);
     else req.end(hop.payload);
   }
 
@@ -127,7 +146,7 @@ class BackendCall {
     const { ex, ctx, endpoint } = this;
     applyBackendResponse(ex, res, HeaderNames.RESPONSE_CODE);
     const length = res.headers['content-length'] === undefined ? undefined : Number(res.headers['content-length']);
-    const body = new StreamedBody(res, length, (target) => readBackendBody(res, target, ctx.options.maxResponseSize, endpoint.origin).catch((err: unknown) => Promise.reject(this.failure(err))));
+    const body = new StreamedBody(res, length, (target) => readBackendBody(res, target, ctx.options, endpoint.origin).catch((err: unknown) => Promise.reject(this.failure(err))));
     ex.message.body = body;
     if (streamResponse) {
       this.unwatchClient();
@@ -170,12 +189,17 @@ class BackendCall {
     this.client?.[CALLS]?.delete(this);
   }
 
-  /** Pipes the client's body to the backend, bounded by maxBodySize; a client that stops sending aborts the call. */
-  private stream(upload: Readable, req: ClientRequest): void {
+  /**
+   * Pipes the client's body to the backend, bounded by maxBodySize; a client that stops sending aborts the
+   * call. With a Content-Length sent, a body that would not match it in size is cut instead of sent (the
+   * listeners run before the pipe's: the backend never gets a byte past the announced length).
+   */
+  private stream(upload: Readable, req: ClientRequest, announced: number | undefined): void {
     const limit = this.ctx.maxBodySize;
     let size = 0;
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
+      if (announced !== undefined && size > announced) return this.abort('client');
       if (size <= limit) return;
       upload.off('data', onData);
       upload.unpipe(req);
@@ -184,6 +208,7 @@ class BackendCall {
       this.abort('tooLarge');
     };
     upload.on('data', onData);
+    if (announced !== undefined) upload.once('end', () => size !== announced && this.abort('client'));
     upload.once('aborted', () => this.abort('client'));
     upload.once('error', () => this.abort('client'));
     upload.pipe(req);
@@ -196,16 +221,25 @@ class BackendCall {
 
   private failure(cause: unknown): SvcError {
     if (cause instanceof SvcError) return cause;
+    const { options } = this.ctx;
+    const { origin } = this.endpoint;
+    if (cause instanceof QueueTimeout) {
+      const retryAfter = String(Math.max(1, Math.ceil(options.queueTimeout / 1000)));
+      return backendError(Errors.BACKEND_BUSY, [options.queueTimeout], origin, cause, { 'retry-after': retryAfter });
+    }
     const cut = cause instanceof ConnectTimeout ? 'timeout' : this.cut;
-    const def: ErrorDef = cut === 'timeout' ? Errors.BACKEND_TIMEOUT : cut === 'tooLarge' ? Errors.BODY_TOO_LARGE : cut === 'client' ? Errors.BODY_ABORTED : Errors.BACKEND_FAILED;
-    const err = cut === 'tooLarge' ? svcError(def, this.ctx.maxBodySize) : svcError(def, this.endpoint.origin);
-    // The operator's log (never the client) learns the cause: a refused connection, a certificate, a reset.
-    err.stack = `${err.stack}\nCaused by: ${(cause as NodeJS.ErrnoException)?.code ?? ''} ${(cause as Error)?.message ?? String(cause)}`;
-    return err;
+    if (cut === 'tooLarge') return svcError(Errors.BODY_TOO_LARGE, this.ctx.maxBodySize);
+    if (cut === 'client') return svcError(Errors.BODY_ABORTED);
+    const shown = shownOrigin(origin, options.exposeOrigin);
+    // The operator's log (never the client, unless exposeOrigin) learns the origin and the cause.
+    if (cut === 'timeout') return backendError(Errors.BACKEND_TIMEOUT, [shown], origin, cause instanceof ConnectTimeout ? cause : `no byte within ${this.endpoint.options.timeout} ms`);
+    return backendError(Errors.BACKEND_FAILED, [shown], origin, cause);
   }
 }
 
 const MAX_REDIRECTS = 20;
+/** A refused request whose body is left unread: the client's connection is not kept for another. */
+const CLOSE = { connection: 'close' };
 /** No SNI (http, or an IP address): said outright, else node's agent works it out again on every request. */
 const NO_SERVERNAME = '';
 /** RFC 9110 §9.2.2: methods a client may send again after a connection failure (QUERY: RFC 10008 §2). */

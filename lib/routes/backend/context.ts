@@ -1,6 +1,6 @@
 // What every `to: http(s)://` step of a facade shares: the global backend options, the trusted upstream
 // proxies, and one keep-alive connection pool per backend origin (and TLS settings), closed with the facade.
-import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpAgent, type ClientRequest } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { BlockList, isIP } from 'node:net';
 import type { BackendOptions } from './options.js';
@@ -37,6 +37,7 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
         const { ca, cert, key } = endpoint.options;
         agent = endpoint.https ? new HttpsAgent({ ...common, ...(ca && { ca }), ...(cert && key && { cert, key }) }) : new HttpAgent(common);
         boundConnections(agent, endpoint.https);
+        boundQueue(agent, options.queueTimeout);
         pools.set(endpoint.poolKey, agent);
       }
       return agent;
@@ -66,6 +67,33 @@ function boundConnections(agent: HttpAgent, https: boolean): void {
     socket.once(https ? 'secureConnect' : 'connect', settle);
     socket.once('close', settle);
     return socket;
+  };
+}
+
+/** A request that waited longer than svc.backend.queueTimeout for a pooled connection (all maxConnections busy). */
+export class QueueTimeout extends Error {}
+
+type QueueingAgent = HttpAgent & { addRequest(req: ClientRequest, options: object): void };
+
+/**
+ * A request the pool cannot serve at once (maxConnections busy) waits in the agent's queue, without limit in
+ * node: slow uploads holding every connection would hold every later request too. One that waits longer than
+ * `limit` is destroyed with a QueueTimeout (a 503 with Retry-After). Only queued requests get a timer.
+ */
+function boundQueue(agent: HttpAgent, limit: number): void {
+  const queueing = agent as QueueingAgent;
+  const add = queueing.addRequest.bind(agent);
+  queueing.addRequest = (req, options) => {
+    add(req, options);
+    // One queue per origin the agent serves (redirects aside, one); the request was queued if it is last in one.
+    for (const name in agent.requests) {
+      if (agent.requests[name]?.at(-1) !== req) continue;
+      const timer = setTimeout(() => req.destroy(new QueueTimeout(`no pooled connection became free within ${limit} ms`)), limit);
+      const settle = (): void => clearTimeout(timer);
+      req.once('socket', settle);
+      req.once('close', settle);
+      return;
+    }
   };
 }
 

@@ -8,6 +8,10 @@ export interface BackendOptions {
   maxResponseSize: number;
   /** Comma-separated addresses and CIDR ranges whose X-Forwarded-* and Forwarded values are kept. */
   trustedProxies: string;
+  /** How long a request waits for a pooled connection when all maxConnections are busy → 503 with Retry-After. */
+  queueTimeout: number;
+  /** 502/504 problem details name the backend's origin (it is always in the log line). */
+  exposeOrigin: boolean;
 }
 
 export const BACKEND_DEFAULTS: BackendOptions = {
@@ -18,4 +22,6 @@ export const BACKEND_DEFAULTS: BackendOptions = {
   connectTimeout: 10_000,
   maxResponseSize: 10 * 1024 * 1024,
   trustedProxies: '',
+  queueTimeout: 10_000,
+  exposeOrigin: false,
 };

@@ -7,12 +7,13 @@ import { contractSchemas } from '../binding/deref.js';
 import { parseXml } from '../binding/xml.js';
 import { SvcError } from '../errors.js';
 import { bodyText } from '../http/body.js';
+import { FormLimitError, nestPairs } from '../http/bracket-keys.js';
 import { essence, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import { setOwn } from '../objects.js';
-import { shapeOf, type ValueShape } from './coerce.js';
+import { MISFIT, shapeOf, type ValueShape } from './coerce.js';
 import { boundaryOf, MultipartError, parseMultipart, type Part } from './multipart.js';
 import { parseQuery, type Pairs } from '../http/query.js';
-import { fromPairs, objectOf } from './parameters.js';
+import { fromPairs } from './parameters.js';
 import type { Direction, SchemaCheck, SchemaCompiler } from './schemas.js';
 import { pointerOf, type Violations } from './violations.js';
 
@@ -83,6 +84,16 @@ export function compileMediaCheck(
     if (errors) out.addSchemaErrors(errors, (segments) => ({ in: 'body', name: segments[segments.length - 1] ?? '', pointer: pointerOf(segments) }));
   };
   const shape = (): ValueShape => shapeOf(schema, uri, contract.refs);
+  /** The fields of a form or multipart body; undefined past the limits (a violation says which). */
+  const formFields = (pairs: Pairs, multipart: boolean, out: Violations): Record<string, unknown> | undefined => {
+    try {
+      return formObject(pairs, shape(), encoding, multipart);
+    } catch (err) {
+      if (!(err instanceof FormLimitError)) throw err;
+      out.add('schema', 'body', err.field, '', err.message);
+      return undefined;
+    }
+  };
 
   const parse = (raw: Buffer, kind: BodyKind, out: Violations): unknown => {
     switch (kind) {
@@ -103,7 +114,7 @@ export function compileMediaCheck(
           return undefined;
         }
       case 'form':
-        return formObject(parseQuery(bodyText(raw)), shape(), encoding, false);
+        return formFields(parseQuery(bodyText(raw)), false, out);
       case 'text':
         return shape().scalar(bodyText(raw));
       case 'multipart':
@@ -118,7 +129,8 @@ export function compileMediaCheck(
         const parts = multipartParts(raw, contentType, out);
         if (parts === undefined) return undefined;
         const texts = parts.filter((p) => p.filename === undefined).map((p) => [p.name, p.data.toString('utf8')] as const);
-        const fields = formObject(texts, shape(), encoding, true);
+        const fields = formFields(texts, true, out);
+        if (fields === undefined) return undefined;
         // Files are checked as (latin1) strings, so `format: binary` and `maxLength` (bytes) apply.
         validate(withFiles(fields, parts, shape(), (p) => p.data.toString('latin1')), out);
         return withFiles(fields, parts, shape(), (p): MultipartFile => ({ filename: p.filename, contentType: p.contentType, data: p.data }));
@@ -149,36 +161,58 @@ function multipartParts(raw: Buffer, contentType: string, out: Violations): Part
 }
 
 /**
- * Form fields as an object: declared properties per their `encoding` style (form, explode by default);
- * fields the schema does not declare are kept as strings, so `additionalProperties: false` can see them.
- * In multipart bodies an object property arrives as one JSON part (its default content type).
+ * Form fields as an object. Names with brackets nest as qs nests them (lib/http/bracket-keys.ts:
+ * `shipping[address][line1]`, `expand[]`, `items[0][price]`; deepObject is this at any depth), and every
+ * value is typed by the schema at its place. A property the media type's `encoding` gives another style, or
+ * an explode, is read as that style says when it is sent that way, as query parameters are (`tags=a,b` with
+ * explode false). Nothing is dropped: fields the schema does not
+ * declare, and plain values where it wants an object, are kept for the schema check to report.
+ * In multipart bodies an object property sent as one plain part is JSON (its default content type).
+ * Throws FormLimitError past the limits of bracket-keys.ts.
  */
 export function formObject(pairs: Pairs, shape: ValueShape, encoding: Encoding, multipart: boolean): Record<string, unknown> {
-  const claimed = new Set<string>();
+  const nested = nestPairs(pairs);
   const out: Record<string, unknown> = {};
+  /** Fields an encoded object property took from the top level (`R=100&G=200`). */
+  const taken = new Set<string>();
   const declared = new Set(shape.propertyNames);
   for (const name of shape.propertyNames) {
     const enc = encoding[name];
-    const style = typeof enc?.style === 'string' ? enc.style : 'form';
-    const explode = typeof enc?.explode === 'boolean' ? enc.explode : style === 'form';
+    // deepObject is what the brackets say, at any depth.
+    if (enc === undefined || (enc.style === undefined && enc.explode === undefined) || enc.style === 'deepObject') continue;
+    const style = typeof enc.style === 'string' ? enc.style : 'form';
+    const explode = typeof enc.explode === 'boolean' ? enc.explode : style === 'form';
     const prop = shape.property(name);
-    let value: unknown;
-    const own = pairs.find(([k]) => k === name);
-    if (multipart && prop.kind === 'object' && own !== undefined) value = jsonOrText(own[1]);
-    else if (prop.kind === 'object' && pairs.some(([k]) => k.startsWith(`${name}[`))) {
-      // Form encoders commonly write nested objects with brackets (`category[id]=1`) whatever the style.
-      value = fromPairs(pairs, name, 'deepObject', true, prop, declared);
-    } else value = fromPairs(pairs, name, style, explode, prop, declared);
+    const value = fromPairs(pairs, name, style, explode, prop, declared);
     if (value === undefined) continue;
     setOwn(out, name, value);
-    claimed.add(name);
-    if (prop.kind === 'object' && value !== null && typeof value === 'object') {
-      // The fields an object property consumed (`k` exploded, `name[k]` deepObject) are not extra fields.
-      for (const k of Object.keys(value)) claimed.add(k).add(`${name}[${k}]`);
-    }
+    if (prop.kind === 'object' && explode && value !== null && typeof value === 'object') for (const k of Object.keys(value)) taken.add(k);
   }
-  const extra = pairs.filter(([k]) => !claimed.has(k) && !declared.has(k));
-  if (extra.length > 0) for (const [k, v] of Object.entries(objectOf(extra, shape))) setOwn(out, k, v);
+  for (const [name, value] of Object.entries(nested)) {
+    if (Object.hasOwn(out, name) || taken.has(name)) continue;
+    const prop = shape.property(name);
+    setOwn(out, name, multipart && prop.kind === 'object' && typeof value === 'string' ? jsonOrText(value) : typedForm(value, prop));
+  }
+  return out;
+}
+
+/**
+ * A nested form value typed by its schema: strings become numbers and booleans where the schema says so;
+ * one plain value where an array is expected is that array's one item (`expand=a`), unless a scalar branch
+ * takes it (`tax_rates=` for `anyOf: [{type: array}, {type: string, enum: ['']}]`).
+ */
+function typedForm(value: unknown, shape: ValueShape): unknown {
+  if (typeof value === 'string') {
+    if (shape.kind !== 'array') return shape.scalar(value);
+    const scalar = shape.fit(value);
+    return scalar !== MISFIT ? scalar : [shape.item().scalar(value)];
+  }
+  if (Array.isArray(value)) {
+    const item = shape.kind === 'array' ? shape.item() : shape;
+    return value.map((v) => typedForm(v, item));
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) setOwn(out, k, typedForm(v, shape.property(k)));
   return out;
 }
 

@@ -7,6 +7,8 @@ export interface ValueShape {
   readonly kind: 'primitive' | 'array' | 'object';
   /** The string typed as the schema's types allow; left a string when it does not fit (ajv reports it). */
   scalar(text: string): unknown;
+  /** The text typed as a scalar this schema accepts (checking a string's enum, const and length), else MISFIT. */
+  fit(text: string): unknown;
   /** Shape of the items (arrays). */
   item(): ValueShape;
   /** Shape of one property (objects): the declared one, else `additionalProperties`, else free. */
@@ -25,6 +27,12 @@ const MAX_DEPTH = 16;
 
 interface Facts {
   types: Set<string>;
+  /** Types the schema itself (or its allOf) requires; those of anyOf/oneOf branches are in `types` only. */
+  ownTypes: Set<string>;
+  /** The anyOf/oneOf branches of the schema (and of its allOf), in order. */
+  branches: Located[];
+  /** What the schema itself allows of a string: enum, const and length (for choosing a branch). */
+  text: { enum?: unknown[]; const?: unknown; minLength?: number; maxLength?: number };
   nullable: boolean;
   items: Located[];
   properties: Map<string, Located[]>;
@@ -48,6 +56,7 @@ export function shapeOf(schema: unknown, uri: string, refs: RefResolver): ValueS
 export const FREE: ValueShape = {
   kind: 'primitive',
   scalar: (text) => text,
+  fit: (text) => text,
   item: () => FREE,
   property: () => FREE,
   propertyNames: [],
@@ -55,23 +64,23 @@ export const FREE: ValueShape = {
 };
 
 function buildShape(schema: unknown, uri: string, refs: RefResolver): ValueShape {
-  const facts: Facts = { types: new Set(), nullable: false, items: [], properties: new Map(), additional: [], closed: false, open: false };
-  collect(schema, uri, refs, facts, 0);
+  const facts: Facts = { types: new Set(), ownTypes: new Set(), branches: [], text: {}, nullable: false, items: [], properties: new Map(), additional: [], closed: false, open: false };
+  collect(schema, uri, refs, facts, 0, true);
   const { types } = facts;
   const kind = types.has('object') || (types.size === 0 && (facts.properties.size > 0 || facts.additional.length > 0))
     ? 'object'
     : types.has('array') || (types.size === 0 && facts.items.length > 0) ? 'array' : 'primitive';
-  const numeric = types.has('integer') || types.has('number');
-  const boolean = types.has('boolean');
-  const nullable = facts.nullable || types.has('null');
-  // A string schema accepts the text as it is; so does a schema that says nothing about types.
-  const keepText = types.has('string') || types.size === 0;
+  // Without types of its own, a schema made of anyOf/oneOf branches types the text as the first branch that
+  // takes it does (ajv's coerceTypes tries them in order): `anyOf: [{type: number}, {type: string, enum: ['']}]`
+  // makes "12.5" the number and leaves "" the string.
+  const branches = facts.ownTypes.size === 0 && facts.branches.length > 0 ? facts.branches : undefined;
+  // As a branch it must also meet its enum, const and length (else the next branch is tried); on its own
+  // the text is typed as ajv would (a string schema keeps it, the check reports the rest).
+  const fit = branches !== undefined ? branchFit(branches, refs) : typeFit(facts.ownTypes, facts.nullable, facts.text);
+  const typed = branches !== undefined ? fit : typeFit(facts.ownTypes, facts.nullable, {});
   const scalar = (text: string): unknown => {
-    if (keepText) return text;
-    if (numeric && NUMBER.test(text)) return Number(text);
-    if (boolean && (text === 'true' || text === 'false')) return text === 'true';
-    if (nullable && (text === '' || text === 'null')) return null;
-    return text;
+    const value = typed(text);
+    return value === MISFIT ? text : value;
   };
   const first = (list: Located[]): ValueShape => (list.length > 0 ? shapeOf(list[0]!.value, list[0]!.uri, refs) : FREE);
   let itemShape: ValueShape | undefined;
@@ -79,6 +88,7 @@ function buildShape(schema: unknown, uri: string, refs: RefResolver): ValueShape
   return {
     kind,
     scalar,
+    fit,
     item: () => (itemShape ??= first(facts.items)),
     property(name) {
       let s = propertyShapes.get(name);
@@ -93,8 +103,11 @@ function buildShape(schema: unknown, uri: string, refs: RefResolver): ValueShape
   };
 }
 
-/** Gathers types, items and properties from a schema and its allOf/oneOf/anyOf branches. */
-function collect(schema: unknown, uri: string, refs: RefResolver, facts: Facts, depth: number): void {
+/**
+ * Gathers types, items and properties from a schema and its allOf/oneOf/anyOf branches; `own` while the
+ * walk is still in the schema itself or its allOf.
+ */
+function collect(schema: unknown, uri: string, refs: RefResolver, facts: Facts, depth: number, own: boolean): void {
   if (depth > MAX_DEPTH) return;
   let located;
   try {
@@ -104,9 +117,18 @@ function collect(schema: unknown, uri: string, refs: RefResolver, facts: Facts, 
   }
   const node = located.value;
   if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
-  if (typeof node.type === 'string') facts.types.add(node.type);
-  else if (Array.isArray(node.type)) for (const t of node.type) if (typeof t === 'string') facts.types.add(t);
+  const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? node.type.filter((t): t is string => typeof t === 'string') : [];
+  for (const t of types) {
+    facts.types.add(t);
+    if (own) facts.ownTypes.add(t);
+  }
   if (node.nullable === true) facts.nullable = true;
+  if (depth === 0) {
+    if (Array.isArray(node.enum)) facts.text.enum = node.enum;
+    if (node.const !== undefined) facts.text.const = node.const;
+    if (typeof node.minLength === 'number') facts.text.minLength = node.minLength;
+    if (typeof node.maxLength === 'number') facts.text.maxLength = node.maxLength;
+  }
   const at = (value: unknown): Located => ({ value, uri: located.uri });
   if (node.items !== undefined && !Array.isArray(node.items)) facts.items.push(at(node.items));
   if (node.properties && typeof node.properties === 'object') {
@@ -124,6 +146,64 @@ function collect(schema: unknown, uri: string, refs: RefResolver, facts: Facts, 
   }
   for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
     const list = node[key];
-    if (Array.isArray(list)) for (const branch of list) collect(branch, located.uri, refs, facts, depth + 1);
+    if (!Array.isArray(list)) continue;
+    for (const branch of list) {
+      if (own && key !== 'allOf') facts.branches.push(at(branch));
+      collect(branch, located.uri, refs, facts, depth + 1, own && key === 'allOf');
+    }
   }
 }
+
+/** What `fit` answers when the text is no scalar the schema accepts. */
+export const MISFIT: unique symbol = Symbol('misfit');
+
+/**
+ * The text as the types allow: ajv's coerceTypes (numbers, booleans, null) with canonical numbers only; the
+ * text itself when a string is allowed (within its enum, const and length) or no type is said.
+ */
+function typeFit(types: ReadonlySet<string>, nullable: boolean, text: Facts['text']): (value: string) => unknown {
+  const numeric = types.has('number');
+  const integer = types.has('integer');
+  const boolean = types.has('boolean');
+  const nullOk = nullable || types.has('null');
+  const string = types.has('string') || types.size === 0;
+  return (value) => {
+    if (string && fitsText(value, text)) return value;
+    if ((numeric || integer) && NUMBER.test(value)) {
+      const n = Number(value);
+      if (numeric || Number.isInteger(n)) return n;
+    }
+    if (boolean && (value === 'true' || value === 'false')) return value === 'true';
+    if (nullOk && (value === '' || value === 'null')) return null;
+    return MISFIT;
+  };
+}
+
+function fitsText(value: string, text: Facts['text']): boolean {
+  if (text.enum !== undefined && !text.enum.includes(value)) return false;
+  if (text.const !== undefined && text.const !== value) return false;
+  const length = text.minLength !== undefined || text.maxLength !== undefined ? [...value].length : 0;
+  return (text.minLength === undefined || length >= text.minLength) && (text.maxLength === undefined || length <= text.maxLength);
+}
+
+/** The first branch that takes the text as a scalar decides its type. */
+function branchFit(branches: readonly Located[], refs: RefResolver): (value: string) => unknown {
+  let shapes: ValueShape[] | undefined;
+  return (value) => {
+    // A schema whose branches lead back to itself (`A: {anyOf: [{$ref: A}, ...]}`) stops here.
+    if (branchDepth > MAX_DEPTH) return MISFIT;
+    shapes ??= branches.map((b) => shapeOf(b.value, b.uri, refs));
+    branchDepth++;
+    try {
+      for (const shape of shapes) {
+        const typed = shape.fit(value);
+        if (typed !== MISFIT) return typed;
+      }
+      return MISFIT;
+    } finally {
+      branchDepth--;
+    }
+  };
+}
+
+let branchDepth = 0;

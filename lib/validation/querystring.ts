@@ -6,6 +6,7 @@ import type { Operation, Parameter } from '../contract/operations.js';
 import type { RefResolver } from '../contract/refs.js';
 import { essence, isJsonMediaType } from '../http/negotiation.js';
 import { percentDecoded } from '../http/percent.js';
+import { FormLimitError } from '../http/bracket-keys.js';
 import { parseQuery } from '../http/query.js';
 import { formObject, type Encoding } from './bodies.js';
 import { shapeOf } from './coerce.js';
@@ -34,7 +35,15 @@ export function compileQuerystring(param: Parameter, refs: RefResolver): Queryst
   const shape = () => shapeOf(param.schema, param.uri, refs);
   if (essence(type) === 'application/x-www-form-urlencoded') {
     const encoding = (param.media?.encoding ?? {}) as Encoding;
-    return (query) => (query === '' ? undefined : formObject(parseQuery(query), shape(), encoding, false));
+    return (query) => {
+      if (query === '') return undefined;
+      try {
+        return formObject(parseQuery(query), shape(), encoding, false);
+      } catch (err) {
+        if (!(err instanceof FormLimitError)) throw err;
+        return new Unreadable(err.field === '' ? err.message : `field ${err.field} ${err.message}`);
+      }
+    };
   }
   const notEncoded = new Unreadable('is not a valid percent-encoded query string');
   const unreadable = new Unreadable(`is not valid ${type}`);

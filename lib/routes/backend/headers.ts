@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { isIP, type BlockList, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { TOKEN } from '../../http/fields.js';
+import { isForwardingField } from '../../http/forwarding-fields.js';
 import { isInternalName, type Exchange } from '../exchange.js';
 
 /** RFC 9110 §7.6.1, plus the pre-standard Keep-Alive and Proxy-Connection. */
@@ -37,16 +38,19 @@ export function backendRequestHeaders(ex: Exchange, host: string, trusted: Block
   const headers = ex.message.headers;
   const listed = connectionListed(headers.get('connection'));
   const out = ['host', host];
+  const req = ex.request;
+  const facts = req === undefined ? undefined : clientFacts(req, trusted);
   headers.forEach((value, name) => {
     if (NOT_COPIED.has(name) || isInternalName(name) || value === undefined || value === null || (listed !== NONE && listed.includes(name))) return;
+    // X-Real-IP, X-Forwarded-Prefix, X-HTTP-Method-Override...: believed from a trusted proxy only; a route may set them.
+    if (facts !== undefined && !facts.trust && isForwardingField(name) && !headers.writtenNames().includes(name)) return;
     const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : typeof value === 'number' ? String(value) : undefined;
     // Query and path parameters are headers too; one no header can carry (`?a%20b=1`, `%0D%0A`) is left out
     // instead of failing the whole call: the query string still carries it.
     if (text !== undefined && TOKEN.test(name) && !UNSENDABLE.test(text)) out.push(name, text);
   });
   if (contentLength !== undefined) out.push('content-length', contentLength);
-  const req = ex.request;
-  if (req !== undefined) addForwarding(out, req, trusted);
+  if (facts !== undefined) addForwarding(out, req!, facts);
   out.push('via', appendVia(headers.get('via'), req?.httpVersion ?? '1.1'));
   return out;
 }
@@ -96,8 +100,7 @@ function clientFacts(req: IncomingMessage, trusted: BlockList | undefined): Clie
 }
 
 /** RFC 7239 and the X-Forwarded-* de-facto fields: appended to a trusted peer's values, else replacing them. */
-function addForwarding(out: string[], req: IncomingMessage, trusted: BlockList | undefined): void {
-  const facts = clientFacts(req, trusted);
+function addForwarding(out: string[], req: IncomingMessage, facts: ClientFacts): void {
   const { peer, proto } = facts;
   const host = req.headers.host;
   if (facts.element === '' || facts.host !== host) {

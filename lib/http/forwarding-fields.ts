@@ -1,0 +1,28 @@
+// Request fields by which proxies, CDNs and load balancers tell a backend who the client is, how it
+// connected, which URL or method it "really" asked for, or which certificate it showed. A backend may
+// believe them (Spring's ForwardedHeaderFilter, Tomcat's RemoteIpValve, Symfony's trusted headers, IIS URL
+// rewriting, method-override middleware), so they only cross the facade from a trusted proxy.
+
+/** The family by name (lower-cased), besides the prefixes below. */
+const NAMES: ReadonlySet<string> = new Set([
+  // RFC 7239 and its predecessors
+  'forwarded', 'forwarded-for', 'forwarded-proto', 'x-forwarded', 'x-host', 'x-url-scheme', 'front-end-https',
+  // the client address, as CDNs and load balancers name it
+  'x-real-ip', 'true-client-ip', 'cf-connecting-ip', 'cf-connecting-ipv6', 'cf-ipcountry', 'x-client-ip', 'x-cluster-client-ip',
+  'fastly-client-ip', 'x-proxyuser-ip', 'x-originating-ip', 'x-remote-ip', 'x-remote-addr', 'client-ip', 'x-envoy-external-address',
+  'x-azure-clientip', 'x-azure-socketip', 'x-appengine-user-ip',
+  // the URL or method the request "really" is
+  'x-rewrite-url', 'x-http-method-override', 'x-http-method', 'x-method-override',
+  // the client certificate a TLS-terminating proxy saw
+  'x-client-cert', 'x-client-verify', 'ssl-client-cert', 'ssl-client-verify', 'x-arr-clientcert', 'x-amzn-mtls-clientcert',
+]);
+
+/** Whole sub-families: X-Forwarded-* (For, Host, Proto, Port, Prefix, Server, Scheme, Ssl, Uri, Client-Cert...), X-Original-* (URL, URI, Host, Method...), X-SSL-Client-*, X-Envoy-*. */
+const PREFIXES = ['x-forwarded-', 'x-original-', 'x-ssl-', 'x-envoy-'] as const;
+
+/** True when a lower-cased field name belongs to the forwarding family. */
+export function isForwardingField(name: string): boolean {
+  if (NAMES.has(name)) return true;
+  for (const prefix of PREFIXES) if (name.startsWith(prefix)) return true;
+  return false;
+}

@@ -35,6 +35,8 @@ export const Errors = {
   UPGRADE_REFUSED: def('SVC_UPGRADE_REFUSED', 400, 'Protocol upgrades are not supported: send the request without Connection: upgrade.'),
   UNSUPPORTED_MEDIA_TYPE: def('SVC_UNSUPPORTED_MEDIA_TYPE', 415, 'The content type %s is not declared for this operation.'),
   NOT_ACCEPTABLE: def('SVC_NOT_ACCEPTABLE', 406, 'None of the declared response media types satisfies the Accept header.'),
+  MOCK_NOT_ENCODABLE: def('SVC_MOCK_NOT_ENCODABLE', 406, 'The mock cannot write its answer in any media type the Accept header allows (%s): ask for JSON, XML or YAML.'),
+  MOCK_NO_BODY: def('SVC_MOCK_NO_BODY', 500, 'The mock can make no body for %s in %s: the response has no example that can be written in it, and its schema admits no value.'),
   REQUEST_INVALID: def('SVC_REQUEST_INVALID', 400, '%s'),
   BODY_MISSING: def('SVC_BODY_MISSING', 400, 'The request body is missing.'),
   QUERY_MISSING: def('SVC_QUERY_MISSING', 400, 'Some of the required query parameters are missing.'),

@@ -70,6 +70,32 @@ export function negotiateMediaType(accept: string | undefined, offers: readonly 
   return chosen;
 }
 
+/**
+ * Every offered media type the client accepts, most preferred first: by q-value, then the server's order;
+ * `q=0` and unmatched offers left out. A missing or empty Accept accepts all offers, in the server's order.
+ * For answers that may not be producible in the first choice (the mock cannot encode every media type).
+ */
+export function rankMediaTypes(accept: string | undefined, offers: readonly string[]): string[] {
+  if (accept === undefined || accept.trim() === '') return [...offers];
+  const ranges = parseAccept(accept);
+  if (ranges.length === 0) return [...offers];
+  const ranked = offers.map((offer, index) => ({ offer, index, q: qualityOf(ranges, offer) })).filter((r) => r.q > 0);
+  ranked.sort((a, b) => b.q - a.q || a.index - b.index);
+  return ranked.map((r) => r.offer);
+}
+
+/** `rankMediaTypes` bound to one set of offers, remembering the last few Accept headers it saw. */
+export function compileRanker(offers: readonly string[]): (accept: string | undefined) => readonly string[] {
+  const rank = boundedMemo((accept) => rankMediaTypes(accept, offers));
+  const all = [...offers];
+  return (accept) => (accept === undefined || accept === '' ? all : rank(accept));
+}
+
+/** Does the Accept header allow this media type (q > 0)? A missing or empty Accept allows everything. */
+export function acceptsMediaType(accept: string | undefined, type: string): boolean {
+  return negotiateMediaType(accept, [type]) !== undefined;
+}
+
 /** A negotiator bound to one operation's offers, remembering the last few Accept headers it saw. */
 export function compileNegotiator(offers: readonly string[]): (accept: string | undefined) => string | undefined {
   const negotiate = boundedMemo((accept) => negotiateMediaType(accept, offers));
@@ -97,4 +123,9 @@ export function isJsonMediaType(type: string): boolean {
 export function isXmlMediaType(type: string): boolean {
   const e = essence(type);
   return e === 'application/xml' || e === 'text/xml' || e.endsWith('+xml');
+}
+
+export function isYamlMediaType(type: string): boolean {
+  const e = essence(type);
+  return e === 'application/yaml' || e === 'application/x-yaml' || e === 'text/yaml' || e === 'text/x-yaml' || e.endsWith('+yaml');
 }

@@ -5,7 +5,8 @@ import type { Schema } from '../binding/xml.js';
 import type { Contract } from '../contract/load.js';
 import type { MediaTypeObject, Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
-import { compileNegotiator, findDeclaredMediaType } from '../http/negotiation.js';
+import { compileRanker, findDeclaredMediaType } from '../http/negotiation.js';
+import { boundedMemo } from '../memo.js';
 import { exampleSample, type ExampleSample } from '../contract/example-objects.js';
 import { renderBody, serializedBody, type MockBody } from './render.js';
 import { SynthesizedResponse } from './synthesized.js';
@@ -49,12 +50,14 @@ export class ResponseExamples {
   readonly synthesized: SynthesizedResponse;
   private readonly content: Record<string, MediaTypeObject>;
   private readonly types: string[];
-  private readonly negotiate: (accept: string | undefined) => string | undefined;
+  private readonly rank: (accept: string | undefined) => readonly string[];
+  /** Without Accept: the declared type the request's Content-Type matches first, then the others. */
+  private readonly byContentType: (contentType: string) => readonly string[];
   /** Rendered examples by media type, then by example name (undefined = the default one); null = none. */
   private readonly rendered = new Map<string, Map<string | undefined, MockBody | null>>();
 
   constructor(
-    private readonly located: Located<ResponseObject>,
+    readonly located: Located<ResponseObject>,
     private readonly contract: Contract,
     synthesizer: Synthesizer,
   ) {
@@ -62,7 +65,11 @@ export class ResponseExamples {
     this.content = content && typeof content === 'object' ? content : {};
     this.synthesized = new SynthesizedResponse(located, contract, synthesizer);
     this.types = Object.keys(this.content);
-    this.negotiate = compileNegotiator(this.types);
+    this.rank = compileRanker(this.types);
+    this.byContentType = boundedMemo((contentType) => {
+      const own = findDeclaredMediaType(this.types, contentType);
+      return own === undefined ? this.types : [own, ...this.types.filter((t) => t !== own)];
+    });
   }
 
   /** True when the response declares a body (some media type under `content`). */
@@ -71,19 +78,18 @@ export class ResponseExamples {
   }
 
   /**
-   * The declared media type to answer in: negotiated from `Accept` (q-values, wildcards; undefined when
-   * nothing declared is acceptable); without `Accept`, the request's Content-Type if declared, else the first.
+   * The declared media types the answer may be in, most preferred first: by `Accept` (q-values, wildcards;
+   * empty when nothing declared is acceptable); without `Accept`, the one the request's Content-Type
+   * matches, then the declared order. The mock answers in the first one it can make a body in.
    */
-  mediaType(accept: string | undefined, contentType: string | undefined): string | undefined {
-    if ((accept === undefined || accept === '') && contentType !== undefined) {
-      return findDeclaredMediaType(this.types, contentType) ?? this.types[0];
-    }
-    return this.negotiate(accept);
+  mediaTypes(accept: string | undefined, contentType: string | undefined): readonly string[] {
+    if ((accept === undefined || accept === '') && contentType !== undefined) return this.byContentType(contentType);
+    return this.rank(accept);
   }
 
   /**
    * The named example when `name` is an entry of `examples` with a value, else the first example;
-   * undefined when there is none.
+   * undefined when there is none, or it cannot be written in `mediaType`.
    */
   example(mediaType: string, name: string | undefined): MockBody | undefined {
     let byName = this.rendered.get(mediaType);
@@ -107,8 +113,9 @@ export class ResponseExamples {
     const sample = name !== undefined ? this.exampleSampleOf(examplesOf(media)[name], uri) : this.firstSample(media, uri);
     if (sample === undefined) return null;
     // A `serializedValue` is the body exactly as it goes on the wire (3.2).
-    if ('serialized' in sample) return serializedBody(sample.serialized, mediaType);
-    return renderBody(sample.data, mediaType, media.schema, (schema) => this.contract.refs.deref<Schema>(schema, uri).value);
+    // undefined (null here): the example cannot be written in this media type.
+    const body = 'serialized' in sample ? serializedBody(sample.serialized, mediaType) : renderBody(sample.data, mediaType, media.schema, (schema) => this.contract.refs.deref<Schema>(schema, uri).value);
+    return body ?? null;
   }
 
   /** `example`, else the first entry of `examples` with something to send, else the schema's own `example`. */

@@ -5,11 +5,12 @@
 // kept; dynamic mode (`Prefer: dynamic=true` or `mockDynamic`) generates a fresh one per request.
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Contract } from '../contract/load.js';
 import type { Operation } from '../contract/operations.js';
 import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../pipeline/stages.js';
-import { compileNegotiator, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
+import { acceptsMediaType, compileNegotiator, isJsonMediaType, isXmlMediaType, isYamlMediaType } from '../http/negotiation.js';
+import { Errors, svcError } from '../errors.js';
 import { HeaderNames, type Exchange } from '../routes/exchange.js';
+import { compileEchoCheck } from './echo.js';
 import { compileExamples, type ChosenResponse, type MockBody } from './examples.js';
 import { fileStems, MockFolder, requestKey, templateKey, type MockFile } from './files.js';
 import { parsePrefer, type Preference } from './prefer.js';
@@ -47,7 +48,7 @@ export const mockFeature: Feature = (op, disposition, ctx) => {
     };
     contexts.set(ctx, mock);
   }
-  return compileMock(op, mock, ctx.contract);
+  return compileMock(op, mock, ctx);
 };
 
 const ECHO_METHODS = new Set(['DELETE', 'PUT', 'POST', 'PATCH']);
@@ -57,14 +58,17 @@ const PATH = HeaderNames.PATH.toLowerCase();
 const NO_HEADERS: IncomingHttpHeaders = {};
 const NO_PREFERENCE: Preference = {};
 
-function compileMock(op: Operation, mock: MockContext, contract: Contract): Partial<OperationStages> {
+function compileMock(op: Operation, mock: MockContext, ctx: FeatureContext): Partial<OperationStages> {
+  const { contract } = ctx;
   const files = mock.folder.filesFor(op.template);
   const template = templateKey(op.template);
   const fileKinds = compileFileKinds(op.produces);
   const examples = compileExamples(op, contract, mock.synthesizer);
   // QUERY (OpenAPI 3.2) is safe like GET: its body asks a question, so it is answered, never echoed.
-  const servesExamples = op.method === 'GET' || op.method === 'HEAD' || op.method === 'QUERY';
   const echoes = ECHO_METHODS.has(op.method);
+  // Only the response step 2 chooses is ever echoed, and only when it declares content to echo.
+  const primary = examples.primary;
+  const echoCheck = echoes && primary !== undefined && primary.response.declaresContent ? compileEchoCheck(op, primary.response.located, ctx) : undefined;
   // Streams (JSON Lines, SSE, ...) are answered by lib/streams/mock.ts; only operations that declare one have it.
   const sequences = op.produces.some(isSequential) ? compileSequenceMock(op, contract, mock.synthesizer) : undefined;
 
@@ -80,7 +84,7 @@ function compileMock(op: Operation, mock: MockContext, contract: Contract): Part
     return (ownFile ? fileBody(files, key, kinds) : undefined) ?? (templateHasFile ? fileBody(files, template, kinds) : undefined);
   };
 
-  const invoke = (ex: Exchange): void => {
+  const invoke = (ex: Exchange): void | Promise<void> => {
     const headers = ex.request?.headers ?? NO_HEADERS;
     const { accept } = headers;
     const contentType = headers['content-type'];
@@ -90,47 +94,62 @@ function compileMock(op: Operation, mock: MockContext, contract: Contract): Part
     const file = files.size === 0 ? undefined : findFile(ex, accept, contentType);
     if (file !== undefined) return answer(ex, preferred?.status ?? 200, file);
 
-    if (servesExamples || preferred !== undefined || preference.example !== undefined || preference.dynamic === true) {
-      const chosen = preferred ?? examples.primary;
-      if (chosen !== undefined && declaredAnswer(ex, chosen, preference, accept, contentType)) return;
-    }
-
+    // Step 4's last resort: an operation that declares no response at all has nothing to choose.
+    const chosen = preferred ?? primary;
+    if (chosen === undefined) return answer(ex, 204, undefined);
+    // `code=`, `example=` and `dynamic=true` ask for the declared response on any method: no echo.
+    const asked = preferred !== undefined || preference.example !== undefined || preference.dynamic === true;
     const raw = ex.message.body as Buffer | undefined;
-    if (echoes && raw !== undefined && raw.length > 0) {
-      if (contentType !== undefined) ex.message.headers.set('content-type', contentType);
-      ex.message.headers.set(RESPONSE_CODE, 200);
-      return;
+    if (echoCheck !== undefined && !asked && raw !== undefined && raw.length > 0 && contentType !== undefined && acceptsMediaType(accept, contentType)) {
+      const verdict = echoCheck(raw, contentType);
+      if (verdict instanceof Promise) return verdict.then((echo) => (echo ? echoed(ex, chosen, contentType) : declaredAnswer(ex, chosen, preference, accept, contentType)));
+      if (verdict) return echoed(ex, chosen, contentType);
     }
-    answer(ex, 204, undefined);
+    declaredAnswer(ex, chosen, preference, accept, contentType);
+  };
+
+  /** Step 3's echo: the request bytes as they came, labelled as the client labelled them, under the chosen status. */
+  const echoed = (ex: Exchange, chosen: ChosenResponse, contentType: string): void => {
+    for (const [name, value] of chosen.response.synthesized.headers(undefined)) ex.message.headers.set(name, value);
+    ex.message.headers.set('content-type', contentType);
+    ex.message.headers.set(RESPONSE_CODE, chosen.status);
   };
 
   /**
    * Answers with a declared response: its example, else (or in dynamic mode) a body synthesized from its
-   * schema, with its declared headers, under its own status. False when it declares content but none the
-   * client accepts (the answer then falls through to the echo or the empty 204).
+   * schema, with its declared headers, under its own status; no body when it declares no content. The
+   * body is in the most preferred acceptable media type the mock can write it in: 406 when the client
+   * accepts none of them.
    */
-  const declaredAnswer = (ex: Exchange, chosen: ChosenResponse, preference: Preference, accept: string | undefined, contentType: string | undefined): boolean => {
+  const declaredAnswer = (ex: Exchange, chosen: ChosenResponse, preference: Preference, accept: string | undefined, contentType: string | undefined): void => {
     const { response } = chosen;
     const dynamic = preference.dynamic ?? mock.dynamicByDefault;
     const random = !dynamic ? undefined : preference.seed !== undefined ? new Random(preference.seed) : mock.random;
     let body: MockBody | undefined;
     if (response.declaresContent) {
-      const type = response.mediaType(accept, contentType);
-      if (type === undefined) return false;
-      if (sequences !== undefined && isSequential(type)) body = sequences(chosen.status, type, preference.example, random);
-      else {
-        if (random === undefined || preference.example !== undefined) body = response.example(type, preference.example);
-        body ??= response.synthesized.body(type, random);
+      const types = response.mediaTypes(accept, contentType);
+      if (types.length === 0) throw svcError(Errors.NOT_ACCEPTABLE);
+      for (const type of types) {
+        if (sequences !== undefined && isSequential(type)) body = sequences(chosen.status, type, preference.example, random);
+        else {
+          if (random === undefined || preference.example !== undefined) body = response.example(type, preference.example);
+          body ??= response.synthesized.body(type, random);
+        }
+        if (body !== undefined) break;
       }
-      if (body === undefined) return false;
+      // JSON, XML and YAML can write any value: failing there, the schema admits no value (a contract defect).
+      if (body === undefined) throw types.some(writesAnyValue) ? svcError(Errors.MOCK_NO_BODY, `${op.method} ${op.path}`, types.join(', ')) : svcError(Errors.MOCK_NOT_ENCODABLE, types.join(', '));
     }
     for (const [name, value] of response.synthesized.headers(random)) ex.message.headers.set(name, value);
     answer(ex, chosen.status, body);
-    return true;
   };
 
   // The echo returns the request bytes exactly, whatever another feature's decode would have made of them.
   return echoes ? { decode: keepRawBody, invoke } : { invoke };
+}
+
+function writesAnyValue(type: string): boolean {
+  return isJsonMediaType(type) || isXmlMediaType(type) || isYamlMediaType(type);
 }
 
 function keepRawBody(facts: RequestFacts, ex: Exchange): void {

@@ -26,7 +26,8 @@ import { Violations } from './violations.js';
 /** One schema compiler (and ajv instance) per facade, shared by all its operations. */
 const contexts = new WeakMap<Contract, BodyContext>();
 
-function bodyContext(ctx: FeatureContext): BodyContext {
+/** The facade's body checks (its one schema compiler); the mock checks what it echoes with them too. */
+export function bodyContext(ctx: FeatureContext): BodyContext {
   let body = contexts.get(ctx.contract);
   if (body === undefined) {
     body = { contract: ctx.contract, compiler: new SchemaCompiler(ctx.contract, ctx.logger), maxBodySize: ctx.serverOptions.maxBodySize };

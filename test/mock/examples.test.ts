@@ -1,11 +1,12 @@
 // Mocking from the contract's examples (SPEC §7 steps 2–4): response choice, Accept negotiation, example
-// choice, XML rendering, Prefer, echo and the empty answer, on a contract written for it.
+// choice, XML rendering, Prefer, the echo inside the contract and the empty answer, on a contract written for it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, tempDir, type Running } from '../helpers.js';
 import { rawRequest } from '../fixtures/http.js';
 
 const THING = { $ref: '#/components/schemas/Thing' };
+const KEPT = { type: 'object', xml: { name: 'kept' }, required: ['kept'], properties: { kept: { type: 'string' } } };
 
 const CONTRACT = {
   openapi: '3.0.3',
@@ -79,12 +80,23 @@ const CONTRACT = {
       get: { operationId: 'nothing', responses: { '200': { description: 'no example', content: { 'application/json': { schema: { type: 'object' } } } } } },
     },
     '/echo': {
-      post: { operationId: 'echoPost', responses: { '201': { description: 'ok', content: { 'application/json': { example: { not: 'used' } } } } } },
-      put: { operationId: 'echoPut', responses: { '200': { description: 'ok' } } },
-      patch: { operationId: 'echoPatch', responses: { '200': { description: 'ok' } } },
+      post: {
+        operationId: 'echoPost',
+        responses: {
+          '201': { description: 'ok', content: { 'application/json': { schema: KEPT, example: { kept: 'the example' } }, 'application/xml': { schema: KEPT } } },
+          '400': { description: 'bad', content: { 'application/json': { example: { not: 'chosen' } } } },
+        },
+      },
+      put: { operationId: 'echoPut', responses: { '200': { description: 'ok', content: { 'text/plain': { schema: { type: 'string' } } } } } },
+      patch: { operationId: 'echoPatch', responses: { '200': { description: 'ok', content: { 'application/merge-patch+json': { schema: { type: 'object' } } } } } },
       delete: { operationId: 'echoDelete', responses: { '200': { description: 'ok' } } },
       options: { operationId: 'echoOptions', responses: { '200': { description: 'ok' } } },
     },
+    // Petstore's DELETE /store/order/{orderId}: no success response, only errors without content.
+    '/errors-only': { delete: { operationId: 'errorsOnly', responses: { '404': { description: 'missing' }, '400': { description: 'bad' } } } },
+    // Petstore's PUT /user/{username}: only `default`, without content.
+    '/only-default-empty': { put: { operationId: 'onlyDefaultEmpty', responses: { default: { description: 'done' } } } },
+    '/undeclared': { post: { operationId: 'undeclared', responses: {} } },
   },
   components: {
     schemas: {
@@ -141,10 +153,13 @@ test('Accept q-values, wildcards and q=0 decide the media type', async () => {
   }
 });
 
-test('nothing acceptable: no example is served (204)', async () => {
-  const res = await get('/api/things/1', { accept: 'text/plain' });
-  assert.equal(res.status, 204);
-  assert.equal(res.body, '');
+test('nothing acceptable: 406, never an undeclared empty 204', async () => {
+  for (const accept of ['text/plain', 'application/problem+json']) {
+    const res = await get('/api/things/1', { accept });
+    assert.equal(res.status, 406, accept);
+    assert.equal(res.type, 'application/problem+json', accept);
+    assert.equal(JSON.parse(res.body).detail, 'None of the declared response media types satisfies the Accept header.', accept);
+  }
 });
 
 test('without Accept, a declared request Content-Type chooses the media type, else the first declared', async () => {
@@ -234,11 +249,16 @@ test('HEAD is served like GET without a body', async () => {
   assert.equal(res.body, '');
 });
 
-test('POST, PUT, PATCH and DELETE echo the request body with its Content-Type; empty → 204', async () => {
+test('POST, PUT and PATCH echo a body the chosen response declares and its schema accepts, as sent, under its status', async () => {
   const json = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{ "kept":  "as sent" }' });
-  assert.equal(json.status, 200);
+  assert.equal(json.status, 201, 'the status of the response step 2 chooses, not 200');
   assert.equal(json.headers.get('content-type'), 'application/json');
   assert.equal(await json.text(), '{ "kept":  "as sent" }');
+
+  const xml = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<kept><kept>x</kept></kept>' });
+  assert.equal(xml.status, 201);
+  assert.equal(xml.headers.get('content-type'), 'application/xml');
+  assert.equal(await xml.text(), '<kept><kept>x</kept></kept>');
 
   const bytes = Buffer.from([0, 255, 1, 254, 0xc3, 0x28]); // not valid UTF-8: must come back unchanged
   const put = await fetch(`${app.origin}/api/echo`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: bytes });
@@ -249,23 +269,65 @@ test('POST, PUT, PATCH and DELETE echo the request body with its Content-Type; e
   const patch = await fetch(`${app.origin}/api/echo`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"a":null}' });
   assert.equal(patch.headers.get('content-type'), 'application/merge-patch+json');
   assert.equal(await patch.text(), '{"a":null}');
+});
 
-  const del = await fetch(`${app.origin}/api/echo`, { method: 'DELETE' });
-  assert.equal(del.status, 204);
+test('a body the response does not declare, or its schema refuses, is not echoed: the response example (or a synthesized body) is', async () => {
+  const cases: [string, string][] = [
+    ['application/json', '{"other":1}'], // missing `kept`
+    ['application/json', '[{"kept":"x"}]'], // an array where the response is one object (Petstore's createWithList)
+    ['application/json', '{"kept":'], // not JSON at all
+    ['application/octet-stream', '{"kept":"x"}'], // a media type the response does not declare (Petstore's uploadImage)
+  ];
+  for (const [type, body] of cases) {
+    const res = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': type }, body });
+    assert.equal(res.status, 201, body);
+    assert.equal(res.headers.get('content-type'), 'application/json', body);
+    assert.deepEqual(await res.json(), { kept: 'the example' }, body);
+  }
+});
+
+test('the echo is never sent in a type the client does not accept: Accept: application/xml on a JSON write answers XML', async () => {
+  const res = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/xml' }, body: '{"kept":"as sent"}' });
+  assert.equal(res.status, 201);
+  assert.equal(res.headers.get('content-type'), 'application/xml');
+  assert.match(await res.text(), /^<\?xml version="1\.0" encoding="UTF-8"\?><kept><kept>[^<]*<\/kept><\/kept>$/);
+  const none = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/csv' }, body: '{"kept":"x"}' });
+  assert.equal(none.status, 406);
+});
+
+test('a response without content answers empty under its own status, whatever the body and Accept; 204 only when nothing is declared', async () => {
+  const del = await fetch(`${app.origin}/api/echo`, { method: 'DELETE', headers: { accept: 'application/json' } });
+  assert.equal(del.status, 200, 'not 406: the chosen response has no content to negotiate');
   assert.equal(await del.text(), '');
+
+  const withBody = await fetch(`${app.origin}/api/only-default-empty`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"username":"x"}' });
+  assert.equal(withBody.status, 200, '`default` is answered as 200');
+  assert.equal(withBody.headers.get('content-type'), null);
+  assert.equal(await withBody.text(), '', 'no echo where the response declares no content');
+
+  const errorsOnly = await fetch(`${app.origin}/api/errors-only`, { method: 'DELETE' });
+  assert.equal(errorsOnly.status, 400, 'the lowest declared status, never an undeclared 204');
+  assert.equal(await errorsOnly.text(), '');
+
+  const undeclared = await fetch(`${app.origin}/api/undeclared`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+  assert.equal(undeclared.status, 204);
+  assert.equal(await undeclared.text(), '');
 });
 
 test('POST with Prefer answers the preferred response instead of the echo', async () => {
-  const res = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/json', prefer: 'code=201' }, body: '{"x":1}' });
-  assert.equal(res.status, 201);
-  assert.deepEqual(await res.json(), { not: 'used' });
+  const res = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/json', prefer: 'code=400' }, body: '{"kept":"valid"}' });
+  assert.equal(res.status, 400);
+  assert.deepEqual(await res.json(), { not: 'chosen' });
+  const example = await fetch(`${app.origin}/api/echo`, { method: 'POST', headers: { 'content-type': 'application/json', prefer: 'dynamic=false' }, body: '{"kept":"valid"}' });
+  assert.equal(await example.text(), '{"kept":"valid"}', 'dynamic=false asks for nothing: the echo stays');
 });
 
-test('other methods (OPTIONS) answer 204, and a client cannot pick the status with SvcHttpResponseCode', async () => {
+test('other methods (OPTIONS) answer their declared response, and a client cannot pick the status with SvcHttpResponseCode', async () => {
   const options = await rawRequest(app.origin, '/api/echo', { method: 'OPTIONS' });
-  assert.equal(options.status, 204);
+  assert.equal(options.status, 200);
+  assert.equal(options.body, '');
   const forged = await get('/api/things/1', { SvcHttpResponseCode: '500' });
   assert.equal(forged.status, 200);
   const forgedEcho = await fetch(`${app.origin}/api/echo?SvcHttpResponseCode=418`, { method: 'DELETE', headers: { SvcHttpResponseCode: '500' } });
-  assert.equal(forgedEcho.status, 204);
+  assert.equal(forgedEcho.status, 200);
 });

@@ -25,7 +25,7 @@ const CONTRACT = {
       ...ok({ allOf: [{ $ref: '#/components/schemas/Base' }, { type: 'object', required: ['extra'], properties: { extra: { type: 'string', example: 'more' } } }] }),
       '404': { description: 'missing', content: { 'application/json': { schema: { type: 'object', required: ['code'], properties: { code: { type: 'integer', example: 404 } } } } } },
     }),
-    '/broken': get('broken', ok({ type: 'object', properties: { gone: { $ref: '#/components/schemas/Missing' } } })),
+    '/impossible': get('impossible', ok({ allOf: [{ type: 'string' }, { type: 'integer' }] })),
     '/first-fitting': get('firstFitting', ok({ type: 'object', oneOf: [{ type: 'string' }, { properties: { kind: { const: 'second' } }, required: ['kind'] }] })),
     '/pets': get('pets', ok({ $ref: '#/components/schemas/Pet' })),
     '/lion': get('lion', ok({ $ref: '#/components/schemas/Lion' })),
@@ -229,13 +229,12 @@ test('Prefer: code= picks a declared response without example: its body is synth
   assert.deepEqual(JSON.parse(res.body), { code: 404 });
 });
 
-test('a schema that cannot be resolved answers without a body and one warning, never a failed request', async () => {
-  for (let i = 0; i < 2; i++) {
-    const res = await rawRequest(app.origin, '/api/broken', { headers: { accept: 'application/json' } });
-    assert.equal(res.status, 204);
-  }
-  const notes = app.logger.lines.filter((l) => l.startsWith('WARN mock: no body can be synthesized for application/json'));
-  assert.equal(notes.length, 1, app.logger.lines.join('\n'));
+test('a schema that admits no value answers a 500 problem naming the operation, never an undeclared empty 204', async () => {
+  const res = await rawRequest(app.origin, '/api/impossible', { headers: { accept: 'application/json' } });
+  assert.equal(res.status, 500);
+  assert.equal(res.headers['content-type'], 'application/problem+json');
+  assert.match(JSON.parse(res.body).detail, /^The mock can make no body for GET \/impossible in application\/json: /);
+  assert.ok(app.logger.lines.some((l) => l.startsWith('ERROR GET /impossible (direct:impossible) failed')), app.logger.lines.join('\n'));
 });
 
 test('recursion is cut at a small depth without breaking required properties', async () => {
@@ -340,8 +339,15 @@ test('Prefer: dynamic=true on a POST answers the declared response instead of th
   const res = await call('/things', { prefer: 'dynamic=true', 'content-type': 'application/json' }, 'POST');
   assert.equal(res.status, 201);
   assert.match(JSON.parse(res.body).id, /^[0-9a-f-]{36}$/);
-  const echo = await rawRequest(app.origin, '/api/things', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kept":1}' });
-  assert.equal(echo.body, '{"kept":1}');
+  // Without Prefer a body valid against the 201 schema is echoed as sent; one that is not gets the static body.
+  const sent = '{ "id": "7d444840-9dc0-11d1-b245-5ffdce74fad2", "kept": 1 }';
+  const echo = await rawRequest(app.origin, '/api/things', { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent });
+  assert.equal(echo.status, 201);
+  assert.equal(echo.body, sent);
+  const invalid = await rawRequest(app.origin, '/api/things', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kept":1}' });
+  assert.equal(invalid.status, 201);
+  assert.equal(invalid.body, (await call('/things', { 'content-type': 'application/json' }, 'POST')).body);
+  assert.match(JSON.parse(invalid.body).id, /^[0-9a-f-]{36}$/);
 });
 
 test('mockDynamic: true makes dynamic the default; Prefer: dynamic=false asks for the static body', async () => {

@@ -52,13 +52,41 @@ export function backendRequestHeaders(ex: Exchange, host: string, trusted: Block
   if (contentLength !== undefined) out.push('content-length', contentLength);
   if (facts !== undefined) addForwarding(out, req!, facts);
   out.push('via', appendVia(headers.get('via'), req?.httpVersion ?? '1.1'));
+  // What the client itself sent, for a redirect to another origin (crossOriginHeaders); one property, no copy.
+  if (req !== undefined) (out as BackendHeaders)[CLIENT_FIELDS] = req.headers;
   return out;
 }
 
-/** The same list for another backend (a redirect): without the named fields, with the given Host. */
-export function redirectedHeaders(headers: readonly string[], host: string, without: readonly string[]): string[] {
+const CLIENT_FIELDS = Symbol('svc.clientFields');
+/** The flat list, remembering the client request's own fields. */
+type BackendHeaders = string[] & { [CLIENT_FIELDS]?: IncomingHttpHeaders };
+
+/** The same list for the same backend after a redirect: without the named fields. */
+export function redirectedHeaders(headers: readonly string[], without: readonly string[]): string[] {
+  const out: BackendHeaders = [];
+  for (let i = 0; i < headers.length; i += 2) if (!without.includes(headers[i]!)) out.push(headers[i]!, headers[i + 1]!);
+  out[CLIENT_FIELDS] = (headers as BackendHeaders)[CLIENT_FIELDS];
+  return out;
+}
+
+/** Fields the facade writes that another origin still needs: the framing and description of a body sent again, and Via. */
+const KEPT_ACROSS_ORIGINS: ReadonlySet<string> = new Set(['content-length', 'content-type', 'content-encoding', 'content-language', 'via']);
+/** Credentials are the client's to give to the backend the facade chose, never to one that backend names. */
+const CREDENTIALS: ReadonlySet<string> = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+/**
+ * The list for another origin a backend redirected to: with its Host, and only the fields the client itself
+ * sent, unchanged, minus its credentials (plus a body's framing and Via). Whatever a route set for its own
+ * backend (an `X-Api-Key`), query parameters turned headers, and the facade's forwarding trail stay behind.
+ */
+export function crossOriginHeaders(headers: readonly string[], host: string): string[] {
+  const client = (headers as BackendHeaders)[CLIENT_FIELDS];
   const out = ['host', host];
-  for (let i = 2; i < headers.length; i += 2) if (!without.includes(headers[i]!)) out.push(headers[i]!, headers[i + 1]!);
+  for (let i = 2; i < headers.length; i += 2) {
+    const name = headers[i]!;
+    const value = headers[i + 1]!;
+    if (KEPT_ACROSS_ORIGINS.has(name) || (client !== undefined && !CREDENTIALS.has(name) && !isForwardingField(name) && Object.hasOwn(client, name) && client[name] === value)) out.push(name, value);
+  }
   return out;
 }
 

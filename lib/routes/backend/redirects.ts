@@ -1,8 +1,9 @@
 // followRedirects=true: where a 3xx answer leads, with the method and headers the next request keeps
-// (as fetch does: 303, and 301/302 after POST, become GET without a body; credentials stay on their origin).
+// (as fetch does: 303, and 301/302 after POST, become GET without a body; to another origin goes only what
+// the client itself sent, without its credentials).
 import type { IncomingMessage } from 'node:http';
 import { addressOf, type BackendEndpoint } from './endpoint.js';
-import { redirectedHeaders } from './headers.js';
+import { crossOriginHeaders, redirectedHeaders } from './headers.js';
 
 /** One request of a forwarded call: where it goes and what it sends. */
 export interface Hop {
@@ -17,8 +18,6 @@ export interface Hop {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Fields that describe a body the next request no longer sends. */
 const BODY_FIELDS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
-/** Fields that must not follow a redirect to another origin. */
-const CREDENTIALS = ['authorization', 'cookie'];
 
 /** The next hop for a redirect, or undefined to pass the answer to the client (not a redirect, or an unusable Location). */
 export function redirectTarget(hop: Hop, res: IncomingMessage): Hop | undefined {
@@ -33,13 +32,13 @@ export function redirectTarget(hop: Hop, res: IncomingMessage): Hop | undefined 
   if (res.statusCode === 303 ? method !== 'HEAD' : (res.statusCode === 301 || res.statusCode === 302) && method === 'POST') {
     method = 'GET';
     payload = undefined;
-    headers = redirectedHeaders(headers, from.host, BODY_FIELDS);
+    headers = redirectedHeaders(headers, BODY_FIELDS);
   }
   if (url.origin === from.origin) return { endpoint: from, path: `${url.pathname}${url.search}`, method, headers, payload };
-  // Another origin: never from https down to http, and without what identifies the facade to its own backend.
+  // Another origin: never from https down to http, and without what identifies the facade (or the client) to its own backend.
   const address = addressOf(url);
   if (from.https && !address.https) return undefined;
-  headers = redirectedHeaders(headers, url.host, CREDENTIALS);
+  headers = crossOriginHeaders(headers, url.host);
   const endpoint: BackendEndpoint = {
     ...from,
     ...address,

@@ -6,6 +6,7 @@ import { HeaderNames, isInternalName, type Exchange } from '../routes/exchange.j
 import { StreamedBody } from '../routes/streamed-body.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../observe/request-id.js';
 import { noteBodyLength } from './body-length.js';
+import { TOKEN, UNSENDABLE_VALUE } from './fields.js';
 
 const NEVER_SENT = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'host']);
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
@@ -16,12 +17,23 @@ export type BodySerializer = (body: unknown, ex: Exchange) => { payload: string 
 
 export const jsonSerializer: BodySerializer = (body) => ({ payload: JSON.stringify(body), type: 'application/json' });
 
-export function writeExchange(res: ServerResponse, ex: Exchange, serialize: BodySerializer = jsonSerializer): void {
+/**
+ * Told of a header a route set that no response can carry (a name that is not a token; a value with CR, LF,
+ * NUL or another control character, or a character above U+00FF, often client input copied by `${header.x}`).
+ * Such a header is left out of the answer rather than failing it.
+ */
+export type UnsendableHeader = (res: ServerResponse, name: string) => void;
+
+export function writeExchange(res: ServerResponse, ex: Exchange, serialize: BodySerializer = jsonSerializer, unsendable?: UnsendableHeader): void {
   const headers = ex.message.headers;
   const body = ex.message.body;
   // Only a Content-Type the route (or a stage) wrote counts: the request's own must not label the response.
   let type = headers.writtenValue('content-type') as string | undefined;
-  if (body instanceof StreamedBody) return writeStreamed(res, ex, body, type);
+  if (type !== undefined && type !== null && UNSENDABLE_VALUE.test(String(type))) {
+    unsendable?.(res, 'content-type');
+    type = undefined;
+  }
+  if (body instanceof StreamedBody) return writeStreamed(res, ex, body, type, unsendable);
   let payload: string | Buffer | undefined;
   if (body === undefined || body === null || body === '') payload = undefined;
   else if (typeof body === 'string') {
@@ -40,7 +52,7 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
     type ??= out.type;
   }
   const status = responseStatus(headers.internalValue(RESPONSE_CODE), payload !== undefined);
-  const out = writtenHeaders(res, ex);
+  const out = writtenHeaders(res, ex, unsendable);
   if (status === 204 || status === 304 || payload === undefined) {
     res.writeHead(status, out);
     res.end();
@@ -57,7 +69,7 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
 type OutgoingHeaders = Record<string, string | string[] | number>;
 
 /** The response's headers, all in the one object given to writeHead (its fast path): the request id first. */
-function writtenHeaders(res: ServerResponse, ex: Exchange): OutgoingHeaders {
+function writtenHeaders(res: ServerResponse, ex: Exchange, unsendable: UnsendableHeader | undefined): OutgoingHeaders {
   const headers = ex.message.headers;
   const out: OutgoingHeaders = {};
   const id = requestIdOf(res);
@@ -66,15 +78,20 @@ function writtenHeaders(res: ServerResponse, ex: Exchange): OutgoingHeaders {
     if (isInternalName(name) || NEVER_SENT.has(name)) continue;
     const value = headers.writtenValue(name);
     if (value === undefined || value === null) continue;
-    out[name] = Array.isArray(value) ? value.map(String) : String(value);
+    const text = Array.isArray(value) ? value.map(String) : String(value);
+    if (!TOKEN.test(name) || (typeof text === 'string' ? UNSENDABLE_VALUE.test(text) : text.some((t) => UNSENDABLE_VALUE.test(t)))) {
+      unsendable?.(res, name);
+      continue;
+    }
+    out[name] = text;
   }
   return out;
 }
 
 /** A body still arriving (a backend's answer) is piped through; a failure half-way can only cut the connection. */
-function writeStreamed(res: ServerResponse, ex: Exchange, body: StreamedBody, type: string | undefined): void {
+function writeStreamed(res: ServerResponse, ex: Exchange, body: StreamedBody, type: string | undefined, unsendable: UnsendableHeader | undefined): void {
   const status = responseStatus(ex.message.headers.internalValue(RESPONSE_CODE), true);
-  const out = writtenHeaders(res, ex);
+  const out = writtenHeaders(res, ex, unsendable);
   if (type !== undefined) out['content-type'] = type;
   if (body.length !== undefined && status !== 204 && status !== 304) {
     out['content-length'] = body.length;

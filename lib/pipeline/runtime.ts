@@ -8,7 +8,7 @@ import { hasBody, readBody } from '../http/body.js';
 import { takeAuthorization } from '../http/credentials.js';
 import { sendError, sendProblem } from '../http/problem.js';
 import { parseQuery } from '../http/query.js';
-import { writeExchange } from '../http/respond.js';
+import { writeExchange, type UnsendableHeader } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, Headers, PropertyNames } from '../routes/exchange.js';
 import { requestIdOf } from '../observe/request-id.js';
@@ -38,6 +38,10 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const needsFacts = check !== undefined || decode !== undefined || checkResponse !== undefined;
   // Decided here, once: the body goes to the backend as it arrives unless a stage needs its bytes first.
   const streamsBody = stages.streamsRequestBody === true && check === undefined && decode === undefined;
+
+  // A header value copied from client input (`${header.q}` holding CR/LF) is dropped with a warning, never a 500.
+  const unsendable: UnsendableHeader = (res, name) =>
+    logger.warn(`${op.method} ${op.path} (direct:${op.id}): response header ${name} not sent: its name is not a token or its value holds a control character (CR, LF, NUL...) or a character above U+00FF`, { requestId: requestIdOf(res) });
 
   const answerFailure = (res: ServerResponse, thrown: unknown): void => {
     const err = asSvcError(thrown);
@@ -81,7 +85,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     try {
       if (checkResponse !== undefined) checkResponse(ex, facts!);
       if (sequence !== undefined) sequence.frame(ex, res);
-      writeExchange(res, ex, serialize);
+      writeExchange(res, ex, serialize, unsendable);
     } catch (err) {
       fail(res, err);
       return;

@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { isIP, type BlockList, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { TOKEN } from '../../http/fields.js';
+import { TOKEN, UNSENDABLE_VALUE } from '../../http/fields.js';
 import { isForwardingField } from '../../http/forwarding-fields.js';
 import { isInternalName, type Exchange } from '../exchange.js';
 
@@ -12,9 +12,6 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'pro
 
 /** Request fields the proxy writes itself rather than copying: framing, the target's Host, and the forwarding trail. */
 const SET_BY_PROXY = new Set(['host', 'content-length', 'expect', 'forwarded', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'via']);
-
-/** What no field value can carry (NUL, CR, LF, and anything beyond Latin-1). */
-const UNSENDABLE = /[\0\r\n\u0100-\uffff]/;
 
 const VIA_NAME = 'svc-facade';
 
@@ -47,7 +44,7 @@ export function backendRequestHeaders(ex: Exchange, host: string, trusted: Block
     const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : typeof value === 'number' ? String(value) : undefined;
     // Query and path parameters are headers too; one no header can carry (`?a%20b=1`, `%0D%0A`) is left out
     // instead of failing the whole call: the query string still carries it.
-    if (text !== undefined && TOKEN.test(name) && !UNSENDABLE.test(text)) out.push(name, text);
+    if (text !== undefined && TOKEN.test(name) && !UNSENDABLE_VALUE.test(text)) out.push(name, text);
   });
   if (contentLength !== undefined) out.push('content-length', contentLength);
   if (facts !== undefined) addForwarding(out, req!, facts);

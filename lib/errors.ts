@@ -85,6 +85,9 @@ export const Errors = {
   LISTEN_FAILED: def('SVC_LISTEN_FAILED', 500, 'Cannot listen on %s:%s: %s', 1),
   OBSERVE_PATH_CONFLICT: def('SVC_OBSERVE_PATH_CONFLICT', 500, 'svc.observe.%s %s would shadow %s; choose another path, or serve health and metrics on a management port (svc.observe.port)', 2),
   TYPESCRIPT_LOADER_MISSING: def('SVC_TYPESCRIPT_LOADER_MISSING', 500, '%s: a .ts module needs the package tsx, which is not installed; install it (npm install tsx) or compile the module to .js', 2),
+  TYPED_ROUTES_NEED_VALIDATION: def('SVC_TYPED_ROUTES_NEED_VALIDATION', 500, 'Typed routes (defineRoutes) need clientRequestValidation: true: their parameter and body types hold only for requests checked against the contract (typed routes: %s)', 1),
+  TYPED_ROUTE_NO_OPERATION: def('SVC_TYPED_ROUTE_NO_OPERATION', 500, 'Typed route %s: the contract has no operation %s (generate the types again with svc-facade types?)', 1),
+  TYPED_ROUTE_ELSEWHERE: def('SVC_TYPED_ROUTE_ELSEWHERE', 500, 'The typed route for operation %s (defineRoutes) is used as %s: a typed route runs only as the createFacade route of its own operation', 1),
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorName = keyof typeof Errors;

@@ -19,6 +19,7 @@ import { createBackendContext, type BackendContext } from './routes/backend/cont
 import { DirectBus } from './routes/bus.js';
 import type { Exchange } from './routes/exchange.js';
 import { compileRoute } from './routes/steps.js';
+import { bindTypedRoutes } from './routes/typed.js';
 import { compileOperationRuntime, echoBody } from './pipeline/runtime.js';
 import { Observation, type Endpoints } from './observe/observation.js';
 import { assignRequestId } from './observe/request-id.js';
@@ -73,6 +74,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   const bus = new DirectBus();
   const serverOptions = resolvedServerOptions(config);
   const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir);
+  bindTypedRoutes(config, table.operations, contract);
   for (const def of config.routes) {
     try {
       bus.register(compileRoute(def, bus, logger, backends));

@@ -24,8 +24,12 @@ export { consoleLogger, createLogger, silentLogger } from './log.js';
 export { negotiateMediaType } from './http/negotiation.js';
 export { registerConsumerComponent } from './security/components.js';
 export type { ConsumerComponent, ConsumerComponentFactory, ConsumerComponentOptions } from './security/components.js';
-export type { TokenValidationResult } from './security/bearer.js';
+export type { TokenValidationResult, JwtClaims } from './security/bearer.js';
 export type { Authenticate } from './pipeline/stages.js';
+export { defineRoutes } from './routes/typed.js';
+export type { Reply, OperationShape, TypedExchange, TypedRoute, TypedRoutes, ReplyInit, Answer, SuccessBody, BodyForStatus, StatusOf, RequestBodyOf, RouteFunction } from './routes/typed.js';
+export { generateTypes } from './types/generate.js';
+export type { TypesSource } from './types/generate.js';
 
 /** A plain configuration object for embedders. */
 export interface FacadeObjectConfig extends OpenApiOptions {

@@ -20,7 +20,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 
 rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json'), '--emitDeclarationOnly'], { stdio: 'inherit' });
+// --stripInternal: what is marked @internal (the lazy request headers' machinery) is no public type.
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json'), '--emitDeclarationOnly', '--stripInternal'], { stdio: 'inherit' });
+checkPublicDeclarations(join(dist, 'index.d.ts'));
 // The bundle's entry: the public API, and the CLI, whose module runs main() when imported, so only on runCli().
 const entry = "export * from './lib/index.ts';\nexport const runCli = () => import('./lib/main.ts');\n";
 const result = await build({
@@ -57,6 +59,26 @@ chmodSync(join(dist, 'main.js'), 0o755);
 // A child process: the cache must come from a plain `node` (V8 rejects a cache made under other flags).
 execFileSync(process.execPath, [join(root, 'scripts/bundle/warm-up.mjs'), dist, join(root, 'config.yaml')], { stdio: 'inherit' });
 writeFileSync(join(dist, 'THIRD-PARTY-LICENSES.md'), thirdPartyLicenses(Object.keys(result.metafile.inputs)));
+
+/**
+ * The declarations a user's compiler reads (those reachable from dist/index.d.ts) may import only node's
+ * modules: every other package is bundled, not installed beside svc-facade, so an import of one (jose, ajv)
+ * fails a user's `tsc` without skipLibCheck (TS2307). Fail the build instead.
+ */
+function checkPublicDeclarations(entry) {
+  const seen = new Set();
+  const offending = [];
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/(?:\bfrom|\bimport\()\s*['"]([^'"]+)['"]/g)) {
+      if (specifier.startsWith('.')) visit(join(dirname(file), specifier.replace(/\.js$/, '.d.ts')));
+      else if (!specifier.startsWith('node:')) offending.push(`${file.slice(dist.length + 1)} imports ${specifier}`);
+    }
+  };
+  visit(entry);
+  if (offending.length > 0) throw new Error(`the public declarations import bundled packages, which users do not install:\n  ${offending.join('\n  ')}`);
+}
 
 /** Name, version, licence and licence text of every package a bundle took files from. */
 function thirdPartyLicenses(inputs) {

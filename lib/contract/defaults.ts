@@ -14,3 +14,10 @@ export function compileQueryDefaults(op: Operation, contract: Contract): [string
   }
   return out;
 }
+
+/** A parameter's schema `default`, as the contract writes it (not stringified); undefined without one. */
+export function parameterDefault(param: Operation['parameters'][number], contract: Pick<Contract, 'refs'>): unknown {
+  if (param.schema === undefined) return undefined;
+  const schema = contract.refs.deref<Record<string, unknown> | null>(param.schema, param.uri).value;
+  return schema !== null && typeof schema === 'object' ? schema.default : undefined;
+}

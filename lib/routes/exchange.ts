@@ -25,6 +25,7 @@ export class Headers {
   /**
    * Headers filled from the request only when first read: a route that only writes headers (and the
    * response writer, which reads only those) never pays for the request's (SvcHttp*, query parameters...).
+   * @internal
    */
   static lazy(source: LazyRequestHeaders): Headers {
     const headers = new Headers();
@@ -131,7 +132,7 @@ export class Headers {
   }
 }
 
-/** The request's side of lazily filled headers. */
+/** The request's side of lazily filled headers. @internal */
 export interface LazyRequestHeaders {
   /** The request's header fields, read in place. */
   readonly incoming: Readonly<Record<string, unknown>>;
@@ -147,7 +148,7 @@ export interface LazyRequestHeaders {
   peek(key: string): unknown;
 }
 
-/** What `LazyRequestHeaders.peek` answers when only filling can tell a name's value. */
+/** What `LazyRequestHeaders.peek` answers when only filling can tell a name's value. @internal */
 export const NEEDS_FILL: unique symbol = Symbol('needs fill');
 
 /** `Svc*` names (any case) belong to the facade; they never come from clients and are never sent to them. */

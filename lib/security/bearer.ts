@@ -15,7 +15,22 @@ export interface TokenValidationResult {
   readonly issuer: string | undefined;
   readonly audiences: readonly string[];
   readonly scopes: readonly string[];
-  readonly claims: Readonly<JWTPayload>;
+  readonly claims: Readonly<JwtClaims>;
+}
+
+/**
+ * The token's claims (RFC 7519 §4): the registered ones typed, any other as it came. Declared here rather
+ * than taken from jose, which is bundled and not installed beside the package, so its declarations compile.
+ */
+export interface JwtClaims {
+  iss?: string;
+  sub?: string;
+  aud?: string | string[];
+  jti?: string;
+  nbf?: number;
+  exp?: number;
+  iat?: number;
+  [claim: string]: unknown;
 }
 
 const MAX_AUTHORIZATION_LENGTH = 8192;

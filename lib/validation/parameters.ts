@@ -258,3 +258,26 @@ function readerFor(param: Parameter, params: readonly Parameter[], refs: RefReso
     }
   }
 }
+
+/** Parameter values by location (`querystring` under query), as the check reads and types them. */
+export type ParameterValues = Record<Location, Record<string, unknown>>;
+
+/**
+ * The operation's parameters read and typed from a request exactly as the check reads them, without
+ * checking (typed routes, lib/routes/typed.ts, show them to a route after the check passed). An absent or
+ * unreadable value is left out.
+ */
+export function compileParameterValues(op: Operation, refs: RefResolver): (facts: RequestFacts) => ParameterValues {
+  const params = op.parameters.filter((p) => !(p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())));
+  let readers: Reader[] | undefined;
+  return (facts) => {
+    readers ??= params.map((p) => readerFor(p, params, refs));
+    const values: ParameterValues = { path: {}, query: {}, header: {}, cookie: {} };
+    const sources = new Sources(facts);
+    for (const { param, read } of readers) {
+      const value = read(facts, sources);
+      if (value !== undefined && !(value instanceof Unreadable)) setOwn(values[locationOf(param)], param.name, value);
+    }
+    return values;
+  };
+}

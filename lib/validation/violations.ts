@@ -1,6 +1,5 @@
 // Collecting every violation of one request (SPEC §6, §8) and choosing the problem's `detail`: Camel's text
 // when all violations are of the one kind it has a text for, the general text otherwise.
-import type { ErrorObject } from 'ajv';
 import { escapePointerToken, unescapePointerToken } from '../contract/refs.js';
 import { Errors, SvcError, type ErrorDef, type Violation } from '../errors.js';
 
@@ -14,6 +13,17 @@ const DETAIL: Record<ViolationKind, ErrorDef> = {
   'header-missing': Errors.HEADERS_MISSING,
   schema: Errors.REQUEST_NOT_CONFORMING,
 };
+
+/**
+ * What addSchemaErrors reads of one schema error: the fields of ajv's ErrorObject it uses, declared here so
+ * that the published declarations need no ajv (it is bundled, not installed beside the package).
+ */
+export interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  params: object;
+  message?: string | undefined;
+}
 
 /** One request's violations; created for every checked request, so it allocates nothing until the first. */
 export class Violations {
@@ -35,7 +45,7 @@ export class Violations {
    * Adds ajv errors for a value. `locate` maps an instance path to the violation's location and name (a
    * body is one location; parameters are checked as one object `{path: {...}, query: {...}, ...}`).
    */
-  addSchemaErrors(errors: readonly ErrorObject[], locate: (segments: string[]) => { in: Violation['in']; name: string; pointer: string }): void {
+  addSchemaErrors(errors: readonly SchemaError[], locate: (segments: string[]) => { in: Violation['in']; name: string; pointer: string }): void {
     for (const e of errors) {
       if (e.keyword === 'if') continue; // the failing `then` branch reports the details
       const segments = e.instancePath === '' ? [] : e.instancePath.slice(1).split('/').map(unescapePointerToken);

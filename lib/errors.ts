@@ -48,6 +48,7 @@ export const Errors = {
   INVALID_RESPONSE: def('SVC_INVALID_RESPONSE', 500, 'Invalid response JSon payload.'),
   REQUEST_NOT_CONFORMING: def('SVC_REQUEST_NOT_CONFORMING', 400, 'The request does not conform to the contract.'),
   ROUTE_FAILED: def('SVC_ROUTE_FAILED', 500, 'The route for this operation failed.'),
+  SCHEMA_UNCOMPILABLE: def('SVC_SCHEMA_UNCOMPILABLE', 500, 'A schema of the contract for this operation cannot be compiled, so the request is refused rather than passed unchecked.'),
   SPEC_PUBLISH: def('SVC_SPEC_PUBLISH', 500, 'The contract could not be serialized for publishing.'),
   // The first %s after "The backend" is " <origin>" with svc.backend.exposeOrigin=true, else empty: clients
   // are not told the backend's internal address by default (the log line always names it).
@@ -64,6 +65,7 @@ export const Errors = {
   // ---- startup (exit code 1: the contract or routes; exit code 2: the command line or config surface) ----
   SPEC_LOAD: def('SVC_SPEC_LOAD', 500, 'The given OpenApi specification cannot be loaded from: %s. %s', 1),
   SPEC_REF: def('SVC_SPEC_REF', 500, 'Cannot resolve $ref %s in %s: %s', 1),
+  SPEC_REF_UNRESOLVED: def('SVC_SPEC_REF_UNRESOLVED', 500, 'Cannot resolve $ref %s used at %s (reached from %s): %s', 1),
   SPEC_MISSING: def('SVC_SPEC_MISSING', 500, 'No OpenAPI specification is configured: set rest.openApi.specification (or svc.rest.openApi.specification).', 1),
   UNMAPPED_OPERATIONS: def('SVC_UNMAPPED_OPERATIONS', 500, 'OpenAPI specification has %s unmapped operations to corresponding routes:%s', 1),
   DUPLICATE_OPERATION_ID: def('SVC_DUPLICATE_OPERATION_ID', 500, 'Duplicate operationId %s: %s and %s', 1),

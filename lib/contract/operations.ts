@@ -5,6 +5,7 @@ import type { Contract } from './load.js';
 import { resolveContent } from './media-types.js';
 import { declaredOperations } from './methods.js';
 import { checkQuerystring } from './querystring.js';
+import { checkReferences } from './reference-check.js';
 import type { Located } from './refs.js';
 
 /** `querystring` (OpenAPI 3.2): one parameter that is the whole query string, described by `content`. */
@@ -76,6 +77,8 @@ export interface OperationTable {
 }
 
 export function compileOperations(contract: Contract): OperationTable {
+  // First, so a broken reference is reported with the place it is used, not where compiling met it.
+  checkReferences(contract);
   const { doc, refs } = contract;
   const operations: Operation[] = [];
   const byId = new Map<string, Operation>();

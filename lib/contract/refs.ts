@@ -3,7 +3,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Errors, svcError } from '../errors.js';
+import { Errors, SvcError } from '../errors.js';
 import { percentDecoded } from '../http/percent.js';
 import type { OpenApiVersion } from './version.js';
 import { parseDocument } from './parse.js';
@@ -12,6 +12,19 @@ import { parseDocument } from './parse.js';
 export interface Located<T = unknown> {
   value: T;
   uri: string;
+  /** The JSON Pointer of the value in that document, when a reference reached it by pointer (not by `$id`/anchor). */
+  pointer?: string;
+}
+
+/** A `$ref` that does not resolve: the catalogue's SPEC_REF, with the reference and the reason kept apart. */
+export class RefError extends SvcError {
+  constructor(
+    readonly ref: string,
+    readonly base: string,
+    readonly reason: string,
+  ) {
+    super(Errors.SPEC_REF, [ref, base, reason]);
+  }
 }
 
 
@@ -99,7 +112,7 @@ export class RefResolver {
     let current: Located = { value, uri };
     for (let hops = 0; isRef(current.value); hops++) {
       const ref = current.value.$ref;
-      if (hops >= MAX_HOPS) throw svcError(Errors.SPEC_REF, ref, current.uri, 'reference chain is circular');
+      if (hops >= MAX_HOPS) throw new RefError(ref, current.uri, 'reference chain is circular');
       followed?.(ref);
       current = this.resolveRef(ref, current.uri);
     }
@@ -125,14 +138,14 @@ export class RefResolver {
       }
     }
     const doc = this.docs.get(docUri);
-    if (fragment === '' || fragment === '/') return { value: doc, uri: docUri };
+    if (fragment === '' || fragment === '/') return { value: doc, uri: docUri, pointer: '' };
     if (!fragment.startsWith('/')) {
       // 3.1 plain-name fragment (`#foo` anchors) are looked up through the $id/$anchor index.
       const anchored = this.dialect !== '3.0' ? this.findById(`${docUri}#${fragment}`, uri) : undefined;
       if (anchored) return anchored;
-      throw svcError(Errors.SPEC_REF, ref, uri, 'fragment is not a JSON pointer');
+      throw new RefError(ref, uri, 'fragment is not a JSON pointer');
     }
-    return { value: evaluatePointer(doc, fragment, ref, uri), uri: docUri };
+    return { value: evaluatePointer(doc, fragment, ref, uri), uri: docUri, pointer: percentDecoded(fragment) ?? fragment };
   }
 
   /** A fragment of a schema resource found by its 3.1 `$id`: a JSON pointer into it, or one of its anchors. */
@@ -141,7 +154,7 @@ export class RefResolver {
     if (fragment.startsWith('/')) return { value: evaluatePointer(resource.value, fragment, ref, uri), uri: resource.uri };
     const anchored = this.findById(`${id}#${fragment}`, uri);
     if (anchored) return anchored;
-    throw svcError(Errors.SPEC_REF, ref, uri, `no $anchor ${fragment} in ${id}`);
+    throw new RefError(ref, uri, `no $anchor ${fragment} in ${id}`);
   }
 
   private documentUri(target: string, base: string, ref: string): string {
@@ -154,25 +167,25 @@ export class RefResolver {
     if (this.rootDir && !isAbsolute(target)) {
       this.realRootDir ??= realPath(this.rootDir);
       const rel = relative(this.realRootDir, realPath(path));
-      if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw svcError(Errors.SPEC_REF, ref, base, 'it points outside the contract directory');
+      if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new RefError(ref, base, 'it points outside the contract directory');
     } else if (isAbsolute(target)) {
-      throw svcError(Errors.SPEC_REF, ref, base, 'absolute paths must be written as file: URLs');
+      throw new RefError(ref, base, 'absolute paths must be written as file: URLs');
     }
     return path;
   }
 
   private readDocument(docUri: string, ref: string, base: string): unknown {
-    if (isUrl(docUri)) throw svcError(Errors.SPEC_REF, ref, base, 'remote references are not fetched');
+    if (isUrl(docUri)) throw new RefError(ref, base, 'remote references are not fetched');
     let text: string;
     try {
       text = readFileSync(docUri, 'utf8');
     } catch (err) {
-      throw svcError(Errors.SPEC_REF, ref, base, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message);
+      throw new RefError(ref, base, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message);
     }
     try {
       return parseDocument(text);
     } catch (err) {
-      throw svcError(Errors.SPEC_REF, ref, base, (err as Error).message);
+      throw new RefError(ref, base, (err as Error).message);
     }
   }
 
@@ -249,7 +262,7 @@ export function evaluatePointer(doc: unknown, fragment: string, ref: string, uri
   for (const raw of decoded.slice(1).split('/')) {
     const token = unescapePointerToken(raw);
     if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, token)) {
-      throw svcError(Errors.SPEC_REF, ref, uri, `no value at ${decoded}`);
+      throw new RefError(ref, uri, `no value at ${decoded}`);
     }
     node = (node as Record<string, unknown>)[token];
   }

@@ -26,6 +26,8 @@ export class OperationMetrics {
   requestBytes = 0;
   responseBytes = 0;
   rejections = 0;
+  /** Requests refused (500) because a schema they need could not be compiled: never let through unchecked. */
+  uncompilable = 0;
   mockAnswers = 0;
 
   constructor(operationId: string, method: string) {
@@ -89,6 +91,8 @@ export class FacadeMetrics {
     for (const m of ops) out.sample('svc_http_response_body_bytes_total', m.labels, m.responseBytes);
     out.family('svc_validation_rejections_total', 'counter', 'Requests rejected by request validation (400, 406, 415), by operation.');
     for (const m of ops) if (m.rejections > 0) out.sample('svc_validation_rejections_total', m.labels, m.rejections);
+    out.family('svc_validation_uncompilable_total', 'counter', 'Requests refused with 500 because a schema of the contract they need cannot be compiled, by operation.');
+    for (const m of ops) if (m.uncompilable > 0) out.sample('svc_validation_uncompilable_total', m.labels, m.uncompilable);
     out.family('svc_mock_answers_total', 'counter', 'Requests answered by the mock, by operation.');
     for (const m of ops) if (m.mockAnswers > 0) out.sample('svc_mock_answers_total', m.labels, m.mockAnswers);
     out.family('svc_http_requests_in_flight', 'gauge', 'Requests being served by an operation right now.').sample('svc_http_requests_in_flight', WORKER_LABEL, this.inFlight);

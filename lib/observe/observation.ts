@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OBSERVE_DEFAULTS, type FacadeConfig, type ObserveOptions } from '../config/model.js';
 import type { Operation } from '../contract/operations.js';
 import { bodyLengthOf } from '../http/body-length.js';
-import { Errors, svcError } from '../errors.js';
+import { Errors, SvcError, svcError } from '../errors.js';
 import type { Router } from '../http/router.js';
 import type { Logger } from '../log.js';
 import type { Disposition, OperationRuntime, OperationStages, RequestObserver } from '../pipeline/stages.js';
@@ -105,14 +105,25 @@ export class Observation {
 }
 
 function countedStages(stages: OperationStages, disposition: Disposition, counts: OperationMetrics): OperationStages {
-  const { check, invoke } = stages;
+  const { check, invoke, checkResponse } = stages;
   const out = { ...stages };
   if (check !== undefined) {
     out.check = (facts) => {
       try {
         check(facts);
       } catch (err) {
-        counts.rejections++;
+        if (isUncompilable(err)) counts.uncompilable++;
+        else counts.rejections++;
+        throw err;
+      }
+    };
+  }
+  if (checkResponse !== undefined) {
+    out.checkResponse = (ex, facts) => {
+      try {
+        checkResponse(ex, facts);
+      } catch (err) {
+        if (isUncompilable(err)) counts.uncompilable++;
         throw err;
       }
     };
@@ -124,6 +135,11 @@ function countedStages(stages: OperationStages, disposition: Disposition, counts
     };
   }
   return out;
+}
+
+/** A refusal because a schema could not be compiled (a 500, not a client's invalid request). */
+function isUncompilable(err: unknown): boolean {
+  return err instanceof SvcError && err.code === Errors.SCHEMA_UNCOMPILABLE.code;
 }
 
 /**

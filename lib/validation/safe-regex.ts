@@ -38,8 +38,10 @@ export type PatternNode =
 type Node = PatternNode;
 
 /**
- * The engine for one facade: a pattern that is not a valid JavaScript regex (even without the `u` flag) or
- * that is risky and not runnable safely is warned about once and not checked.
+ * The engine for one facade. A pattern that is not a valid JavaScript regex (even without the `u` flag) is
+ * thrown at: the schema holding it cannot be compiled, and its values are refused, never passed unchecked
+ * (lib/validation/schemas.ts). A valid pattern that is risky and not runnable safely is warned about once
+ * and not checked (a request must not be able to hang the process, SPEC §13).
  */
 export function createSafeRegExp(logger: Logger): RegExpEngine {
   // ajv asks again each time it compiles a schema holding the pattern: answer (and warn) once.
@@ -49,6 +51,7 @@ export function createSafeRegExp(logger: Logger): RegExpEngine {
     let matcher = known.get(key);
     if (matcher !== undefined) return matcher;
     const compiled = compilePattern(pattern, flags);
+    if (typeof compiled === 'string' && compiled.startsWith(NOT_A_REGEX)) throw new Error(`pattern ${JSON.stringify(pattern)}: ${compiled}`);
     if (typeof compiled === 'string') {
       logger.warn(`validation: pattern ${JSON.stringify(pattern)} is not checked: ${compiled}`);
       matcher = { test: () => true, toString: () => `unchecked:${pattern}` } as RegExpLike;
@@ -59,6 +62,9 @@ export function createSafeRegExp(logger: Logger): RegExpEngine {
   engine.code = 'safeRegExp';
   return engine;
 }
+
+/** How the reason for a pattern that no JavaScript engine reads begins. */
+const NOT_A_REGEX = 'it is not a valid regular expression';
 
 /** A safe tester for a pattern, or the reason it cannot be checked safely. */
 export function compilePattern(pattern: string, flags: string): RegExpLike | string {
@@ -86,7 +92,7 @@ export function readPattern(pattern: string, flags: string): ReadPattern | strin
       native = new RegExp(pattern, flags.replace('u', ''));
       unicode = false;
     } catch (err) {
-      return `it is not a valid regular expression (${(err as Error).message})`;
+      return `${NOT_A_REGEX} (${(err as Error).message})`;
     }
   }
   let ast: Node;

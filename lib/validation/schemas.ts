@@ -12,12 +12,17 @@
 //   so recursive schemas terminate and are shared between operations.
 // - `discriminator` with `oneOf`/`anyOf` becomes an if/then dispatch on the property's value, so only the
 //   chosen branch is checked (and reported); see discriminator.ts for when plain `oneOf` stays.
-// - A schema ajv cannot compile is logged once and that part is not validated (never a failed request).
+// - A schema ajv cannot compile (a bound that is no number, a `pattern` that is no regular expression) never
+//   means "not validated": it is logged once as an ERROR, and every value that needs it is refused with
+//   SCHEMA_UNCOMPILABLE, a 500 problem (counted by svc_validation_uncompilable_total). Compiling stays lazy,
+//   for startup time; every `$ref` it follows was resolved at startup (lib/contract/reference-check.ts).
 import { Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { Contract } from '../contract/load.js';
 import { isRef } from '../contract/refs.js';
+import { ONE_SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP } from '../contract/schema-keywords.js';
+import { Errors, svcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { discriminatorDispatch } from './discriminator.js';
 import { createSafeRegExp } from './safe-regex.js';
@@ -35,12 +40,6 @@ const PLAIN = new Set([
   'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains', 'maxProperties', 'minProperties',
   'dependentRequired',
 ]);
-/** Keywords holding one subschema. */
-const ONE = ['not', 'if', 'then', 'else', 'additionalProperties', 'propertyNames', 'contains', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems'];
-/** Keywords holding a list of subschemas. */
-const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-/** Keywords holding a map of subschemas. */
-const MAP = ['properties', 'patternProperties', 'dependentSchemas'];
 const COMPOSED = ['allOf', 'anyOf', 'oneOf', 'not', '$ref', 'if'];
 const MAX_DEPTH = 256;
 
@@ -59,16 +58,20 @@ export class SchemaCompiler {
   ) {}
 
   /**
-   * Compiles a check built from contract schemas (the builder calls `convert`); undefined, logged once under
-   * `label`, when the schema cannot be converted or compiled.
+   * Compiles a check built from contract schemas (the builder calls `convert`). When the schema cannot be
+   * converted or compiled, that is logged once under `label` as an ERROR, and the check refuses every value.
    */
-  compile(label: string, build: (convert: (schema: unknown, uri: string, direction: Direction) => AnySchema) => AnySchema): SchemaCheck | undefined {
+  compile(label: string, build: (convert: (schema: unknown, uri: string, direction: Direction) => AnySchema) => AnySchema): SchemaCheck {
     let validate: ValidateFunction;
     try {
       validate = this.ajv.compile(build((schema, uri, direction) => this.convert(schema, uri, direction, 0)));
     } catch (err) {
-      this.warnOnce(`${label}: the schema cannot be compiled, so it is not validated: ${(err as Error).message}`);
-      return undefined;
+      const message = `validation: ${label}: the schema cannot be compiled, so every request that needs it is refused (500): ${(err as Error).message}`;
+      if (!this.warned.has(message)) {
+        this.warned.add(message);
+        this.logger.error(message);
+      }
+      return refuseUncompilable;
     }
     return (value) => (validate(value) ? undefined : (validate.errors ?? []));
   }
@@ -117,9 +120,9 @@ export class SchemaCompiler {
     for (const key of Object.keys(node)) {
       const value = node[key];
       if (PLAIN.has(key)) out[key] = value;
-      else if (ONE.includes(key)) out[key] = sub(value);
-      else if (LIST.includes(key) && Array.isArray(value)) out[key] = value.map(sub);
-      else if (MAP.includes(key) && value && typeof value === 'object') out[key] = mapValues(value as Json, sub);
+      else if (ONE_SUBSCHEMA.includes(key)) out[key] = sub(value);
+      else if (SUBSCHEMA_LIST.includes(key) && Array.isArray(value)) out[key] = value.map(sub);
+      else if (SUBSCHEMA_MAP.includes(key) && value && typeof value === 'object') out[key] = mapValues(value as Json, sub);
       else if (key === 'items') {
         if (Array.isArray(value)) out[v31 ? 'prefixItems' : 'items'] = value.map(sub);
         else out.items = sub(value);
@@ -209,6 +212,11 @@ export class SchemaCompiler {
     out.allOf = [...((out.allOf as unknown[]) ?? []), block];
   }
 }
+
+/** The check of a schema that could not be compiled: nothing passes unchecked. */
+const refuseUncompilable: SchemaCheck = () => {
+  throw svcError(Errors.SCHEMA_UNCOMPILABLE);
+};
 
 function mapValues(obj: Json, fn: (v: unknown) => unknown): Json {
   const out: Json = {};

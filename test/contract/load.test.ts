@@ -121,7 +121,7 @@ test('a $ref chain that loops on itself fails startup naming the ref', async () 
   const dir = tempDir({
     'loop.yaml': toYaml({ ...minimal('loop'), paths: { '/a': { $ref: '#/x-items/a' } }, 'x-items': { a: { $ref: '#/x-items/b' }, b: { $ref: '#/x-items/a' } } }),
   });
-  await assert.rejects(load(join(dir, 'loop.yaml')), (err: SvcError) => err.code === Errors.SPEC_REF.code && /reference chain is circular/.test(err.message));
+  await assert.rejects(load(join(dir, 'loop.yaml')), (err: SvcError) => err.code === Errors.SPEC_REF_UNRESOLVED.code && /^Cannot resolve \$ref '#\/x-items\/[ab]' used at loop\.yaml#\/x-items\/[ab] \(reached from path \/a\): reference chain is circular$/.test(err.message));
 });
 
 test('a relative $ref escaping the contract directory fails startup with a clear message', async () => {
@@ -132,11 +132,11 @@ test('a relative $ref escaping the contract directory fails startup with a clear
     'contract/param-escape.yaml': toYaml({ ...minimal('escape'), paths: { '/p': { get: { operationId: 'p', parameters: [{ $ref: '../../../../../../../etc/passwd#/x' }], responses: { '200': { description: 'ok' } } } } } }),
   });
   await assert.rejects(load(join(dir, 'contract/openapi.yaml')), (err: SvcError) => {
-    assert.equal(err.code, Errors.SPEC_REF.code);
-    assert.equal(err.message, `Cannot resolve $ref ../secret.yaml in ${join(dir, 'contract/openapi.yaml')}: it points outside the contract directory`);
+    assert.equal(err.code, Errors.SPEC_REF_UNRESOLVED.code);
+    assert.equal(err.message, `Cannot resolve $ref '../secret.yaml' used at openapi.yaml#/paths/~1leak (reached from path /leak): it points outside the contract directory`);
     return true;
   });
-  await assert.rejects(load(join(dir, 'contract/param-escape.yaml')), /\/etc\/passwd#\/x .*it points outside the contract directory/);
+  await assert.rejects(load(join(dir, 'contract/param-escape.yaml')), /\/etc\/passwd#\/x' used at param-escape\.yaml#\/paths\/~1p\/get\/parameters\/0 .*it points outside the contract directory/);
 });
 
 test('a symlink inside the contract directory cannot carry a relative $ref outside it; one pointing inside is fine', async () => {
@@ -148,7 +148,7 @@ test('a symlink inside the contract directory cannot carry a relative $ref outsi
   });
   symlinkSync(outside, join(dir, 'linked'));
   symlinkSync(join(dir, 'paths'), join(dir, 'alias'));
-  await assert.rejects(load(join(dir, 'openapi.yaml')), /Cannot resolve \$ref linked\/secret\.yaml .*it points outside the contract directory/);
+  await assert.rejects(load(join(dir, 'openapi.yaml')), /Cannot resolve \$ref 'linked\/secret\.yaml' .*it points outside the contract directory/);
   const facade = await load(join(dir, 'inside.yaml'));
   assert.deepEqual(facade.operations.map((o) => o.operation.id), ['real']);
 });
@@ -172,10 +172,10 @@ test('a $ref to a missing file (a stray `%` included) or a missing pointer fails
     'percent-named.yaml': toYaml({ ...minimal('m'), paths: { '/a': { $ref: '50%.yaml#/item' } } }),
     '50%.yaml': toYaml({ item: { get: { operationId: 'fifty', responses: { '200': { description: 'ok' } } } } }),
   });
-  await assert.rejects(load(join(dir, 'missing-file.yaml')), { message: `Cannot resolve $ref nope.yaml in ${join(dir, 'missing-file.yaml')}: file not found` });
-  await assert.rejects(load(join(dir, 'stray-percent.yaml')), { message: `Cannot resolve $ref nope%zz.yaml in ${join(dir, 'stray-percent.yaml')}: file not found` });
+  await assert.rejects(load(join(dir, 'missing-file.yaml')), { message: "Cannot resolve $ref 'nope.yaml' used at missing-file.yaml#/paths/~1a (reached from path /a): file not found" });
+  await assert.rejects(load(join(dir, 'stray-percent.yaml')), { message: "Cannot resolve $ref 'nope%zz.yaml' used at stray-percent.yaml#/paths/~1a (reached from path /a): file not found" });
   assert.deepEqual((await load(join(dir, 'percent-named.yaml'))).operations.map((o) => o.operation.id), ['fifty']);
-  await assert.rejects(load(join(dir, 'missing-pointer.yaml')), { message: `Cannot resolve $ref #/components/pathItems/nope in ${join(dir, 'missing-pointer.yaml')}: no value at /components/pathItems/nope` });
+  await assert.rejects(load(join(dir, 'missing-pointer.yaml')), { message: "Cannot resolve $ref '#/components/pathItems/nope' used at missing-pointer.yaml#/paths/~1a (reached from path /a): no value at /components/pathItems/nope" });
 });
 
 test('JSON or YAML is decided by content, not by the file extension', async () => {
@@ -358,7 +358,7 @@ test('an http:// specification is fetched once at startup; a failed fetch or a r
       await running.close();
     }
     await assertCannotLoad(`${base}/missing.json`, /Fetching it failed: HTTP 404/);
-    await assert.rejects(load(`${base}/split.yaml`), { message: `Cannot resolve $ref paths/a.yaml in ${base}/split.yaml: remote references are not fetched` });
+    await assert.rejects(load(`${base}/split.yaml`), { message: `Cannot resolve $ref 'paths/a.yaml' used at ${base}/split.yaml#/paths/~1a (reached from path /a): remote references are not fetched` });
   } finally {
     server.close();
   }

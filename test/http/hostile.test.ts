@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { Errors, type Exchange } from '../../lib/index.js';
+import { Errors, type Exchange, type SvcError } from '../../lib/index.js';
 import { PETSTORE, serve, tempDir } from '../helpers.js';
 import { rawRequest } from '../fixtures/http.js';
 
@@ -150,44 +150,38 @@ test('to: with a URL fetch cannot use (unparsable, or with credentials) fails st
   }
 });
 
-test('a contract $ref that only fails when a request needs it is a generic 500: the detail never names server files', async () => {
-  const dir = tempDir({
-    'api/openapi.yaml': [
-      'openapi: 3.0.3',
-      'info: { title: broken refs, version: "1" }',
-      'paths:',
+test('a contract $ref that would only fail when a request needs it fails startup instead, naming the reference and where it is used', async () => {
+  const operations = {
+    outside: [
       '  /outside:',
       '    post:',
       '      operationId: outside',
       '      requestBody: { content: { application/json: { schema: { $ref: "../secret.yaml#/x" } } } }',
       '      responses: { "200": { description: ok } }',
+    ],
+    loop: [
       '  /loop:',
       '    get:',
       '      operationId: loop',
       '      responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/A" } } } } }',
-      'components: { schemas: { A: { $ref: "#/components/schemas/B" }, B: { $ref: "#/components/schemas/A" } } }',
-    ].join('\n'),
-    'secret.yaml': 'x: { type: string }\n',
-  });
-  const running = await serve({
-    specification: 'api/openapi.yaml',
-    baseDir: dir,
-    missingOperation: 'mock',
-    restConfiguration: { bindingMode: 'auto' },
-    routes: { outside: (ex: Exchange) => void (ex.message.body = 'ok') },
-  });
-  try {
-    for (const [method, path] of [['POST', '/outside'], ['GET', '/loop']] as const) {
-      const res = await fetch(`${running.origin}${path}`, { method, body: method === 'POST' ? '{}' : undefined, headers: { 'content-type': 'application/json' } });
-      assert.equal(res.status, 500, path);
-      const text = await res.text();
-      assert.deepEqual(JSON.parse(text), { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: Errors.ROUTE_FAILED.message, instance: res.headers.get('x-request-id') }, text);
-    }
-    const logged = running.logger.lines.filter((l) => l.startsWith('ERROR '));
-    assert.equal(logged.length, 2);
-    assert.match(logged[0]!, /Cannot resolve \$ref \.\.\/secret\.yaml#\/x in .*openapi\.yaml: it points outside the contract directory/, 'the operator still learns why');
-  } finally {
-    await running.close();
+    ],
+  };
+  const expected = {
+    outside: /^Cannot resolve \$ref '\.\.\/secret\.yaml#\/x' used at openapi\.yaml#\/paths\/~1outside\/post\/requestBody\/content\/application~1json\/schema \(reached from POST \/outside\): it points outside the contract directory$/,
+    loop: /^Cannot resolve \$ref '#\/components\/schemas\/[AB]' used at openapi\.yaml#\/components\/schemas\/[AB] \(reached from GET \/loop\): reference chain is circular$/,
+  };
+  for (const name of ['outside', 'loop'] as const) {
+    const dir = tempDir({
+      'api/openapi.yaml': ['openapi: 3.0.3', 'info: { title: broken refs, version: "1" }', 'paths:', ...operations[name], 'components: { schemas: { A: { $ref: "#/components/schemas/B" }, B: { $ref: "#/components/schemas/A" } } }'].join('\n'),
+      'secret.yaml': 'x: { type: string }\n',
+    });
+    const routes = name === 'outside' ? { outside: (ex: Exchange) => void (ex.message.body = 'ok') } : {};
+    await assert.rejects(serve({ specification: 'api/openapi.yaml', baseDir: dir, missingOperation: 'mock', restConfiguration: { bindingMode: 'auto' }, routes }), (err: SvcError) => {
+      assert.equal(err.code, Errors.SPEC_REF_UNRESOLVED.code);
+      assert.equal(err.exitCode, 1);
+      assert.match(err.message, expected[name]);
+      return true;
+    });
   }
 });
 

@@ -107,6 +107,6 @@ test('a chain of media type references that loops on itself fails startup naming
   const dir = tempDir({ 'loop.json': JSON.stringify(contract) });
   await assert.rejects(
     createFacade({ specification: 'loop.json', baseDir: dir, missingOperation: 'ignore' }, { logger: silentLogger }),
-    (err: SvcError) => err.code === Errors.SPEC_REF.code && /^Cannot resolve \$ref #\/components\/mediaTypes\/[AB] in .*loop\.json: reference chain is circular$/.test(err.message),
+    (err: SvcError) => err.code === Errors.SPEC_REF_UNRESOLVED.code && /^Cannot resolve \$ref '#\/components\/mediaTypes\/[AB]' used at loop\.json#\/components\/mediaTypes\/[AB] \(reached from POST \/a\): reference chain is circular$/.test(err.message),
   );
 });

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { Exchange } from '../../lib/index.js';
+import { Errors, type Exchange } from '../../lib/index.js';
 import { CORPUS, ROOT, serve, tempDir } from '../helpers.js';
 import { call } from '../validation/fixtures.js';
 
@@ -95,16 +95,12 @@ test('$self never widens what may be read: a reference outside the contract dire
     [outside, 'it points outside the contract directory'],
     [remote, 'remote references are not fetched'],
   ] as const) {
-    // Response schemas are resolved on first use: the request fails (500, nothing about files told) and the log says why.
-    const app = await serve({ specification, missingOperation: 'mock', baseDir: tempDir() }, { env: {} });
-    try {
-      const res = await call(app, 'GET', '/x');
-      assert.equal(res.status, 500);
-      assert.equal(res.body.detail, 'The route for this operation failed.');
-      assert.ok(app.logger.lines.some((l) => l.startsWith('ERROR GET /x (direct:getX) failed: SvcError: Cannot resolve $ref') && l.includes(reason)), app.logger.lines.join('\n'));
-    } finally {
-      await app.close();
-    }
+    // Every reference a served operation reaches is resolved at startup: it fails naming the reference and its place.
+    await assert.rejects(serve({ specification, missingOperation: 'mock', baseDir: tempDir() }, { env: {} }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, Errors.SPEC_REF_UNRESOLVED.code);
+      assert.ok(err.message.startsWith("Cannot resolve $ref 'https://") && err.message.endsWith(`used at openapi.json#/paths/~1x/get/responses/200/content/application~1json/schema (reached from GET /x): ${reason}`), err.message);
+      return true;
+    });
   }
 });
 

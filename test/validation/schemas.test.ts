@@ -215,14 +215,45 @@ test('unknown formats are accepted (warned once); known ones are checked', async
   }
 });
 
-test('a schema ajv cannot compile is logged once and not validated; the request is not failed by it', async () => {
-  const doc = bodyContract('3.0.3', { type: 'object', properties: { n: { type: 'number', minimum: 'zero' } } });
+test('a schema ajv cannot compile never lets a request through: 500 problem, one ERROR line, a metric; other operations are unaffected', async () => {
+  // ajv refuses a bound that is no number, and a pattern that is no regular expression (even without the u flag).
+  for (const broken of [{ type: 'number', minimum: 'zero' }, { type: 'string', pattern: '([a-z' }]) {
+    const doc = bodyContract('3.0.3', { type: 'object', properties: { n: broken } }) as { paths: Record<string, unknown> };
+    doc.paths['/other'] = { post: { operationId: 'postOther', requestBody: { content: { 'application/json': { schema: { type: 'object', required: ['a'] } } } }, responses: { '204': { description: 'none' } } } };
+    const r = await serveContract(doc);
+    try {
+      for (const body of [{ n: 'invalid whatever the schema says' }, { n: 1 }, {}]) {
+        const res = await call(r, 'POST', '/things', json(body));
+        assert.equal(res.status, 500, `${JSON.stringify(broken)}: ${JSON.stringify(body)}`);
+        assert.equal(res.type, 'application/problem+json');
+        assert.equal(res.body.detail, 'A schema of the contract for this operation cannot be compiled, so the request is refused rather than passed unchecked.');
+        assert.doesNotMatch(JSON.stringify(res.body), /zero|\(\[a-z|ajv|at /, 'the client is not told the contract internals or a stack');
+      }
+      assert.equal((await call(r, 'POST', '/things', { body: '{', headers: { 'content-type': 'application/json' } })).status, 400, 'a body that is no JSON is still a 400');
+      assert.equal((await call(r, 'POST', '/other', json({}))).status, 400, 'other operations validate as before');
+      assert.equal((await call(r, 'POST', '/other', json({ a: 1 }))).status, 200);
+      const compileErrors = r.logger.lines.filter((l) => l.startsWith('ERROR validation: POST /things request application/json: the schema cannot be compiled'));
+      assert.equal(compileErrors.length, 1, r.logger.lines.join('\n'));
+      assert.match(compileErrors[0]!, broken.minimum ? /minimum/ : /pattern "\(\[a-z": it is not a valid regular expression/);
+      const metrics = await call(r, 'GET', '/observe/metrics');
+      assert.match(metrics.body, /^svc_validation_uncompilable_total\{operationId="postThing",method="POST"\} 3$/m);
+      assert.match(metrics.body, /^svc_validation_rejections_total\{operationId="postThing",method="POST"\} 1$/m, 'the invalid JSON is a rejection, the 500s are not');
+    } finally {
+      await r.close();
+    }
+  }
+});
+
+test('a parameter schema ajv cannot compile refuses the request too (500), valid value or not', async () => {
+  const doc = {
+    openapi: '3.0.3',
+    info,
+    paths: { '/things': { get: { operationId: 'getThings', parameters: [{ name: 'q', in: 'query', schema: { type: 'string', pattern: '(?<' } }], responses: { '200': { description: 'ok' } } } } },
+  };
   const r = await serveContract(doc);
   try {
-    assert.equal((await call(r, 'POST', '/things', json({ n: 1 }))).status, 200);
-    assert.equal((await call(r, 'POST', '/things', json({ n: 'x' }))).status, 200);
-    assert.equal((await call(r, 'POST', '/things', { body: '{', headers: { 'content-type': 'application/json' } })).status, 400, 'JSON is still parsed');
-    assert.equal(r.logger.lines.filter((l) => l.includes('cannot be compiled')).length, 1);
+    assert.equal((await call(r, 'GET', '/things?q=abc')).status, 500);
+    assert.equal((await call(r, 'GET', '/things')).status, 500);
   } finally {
     await r.close();
   }

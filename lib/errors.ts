@@ -66,6 +66,7 @@ export const Errors = {
   SPEC_LOAD: def('SVC_SPEC_LOAD', 500, 'The given OpenApi specification cannot be loaded from: %s. %s', 1),
   SPEC_REF: def('SVC_SPEC_REF', 500, 'Cannot resolve $ref %s in %s: %s', 1),
   SPEC_REF_UNRESOLVED: def('SVC_SPEC_REF_UNRESOLVED', 500, 'Cannot resolve $ref %s used at %s (reached from %s): %s', 1),
+  ORPHAN_ROUTES: def('SVC_ORPHAN_ROUTES', 500, '%s route(s) consume from a direct: endpoint that is no operation of the contract and that no other route calls:%s', 1),
   SPEC_MISSING: def('SVC_SPEC_MISSING', 500, 'No OpenAPI specification is configured: set rest.openApi.specification (or svc.rest.openApi.specification).', 1),
   UNMAPPED_OPERATIONS: def('SVC_UNMAPPED_OPERATIONS', 500, 'OpenAPI specification has %s unmapped operations to corresponding routes:%s', 1),
   DUPLICATE_OPERATION_ID: def('SVC_DUPLICATE_OPERATION_ID', 500, 'Duplicate operationId %s: %s and %s', 1),

@@ -19,6 +19,7 @@ import { createBackendContext, type BackendContext } from './routes/backend/cont
 import { DirectBus } from './routes/bus.js';
 import type { Exchange } from './routes/exchange.js';
 import { compileRoute } from './routes/steps.js';
+import { checkOrphanRoutes } from './routes/orphans.js';
 import { bindTypedRoutes } from './routes/typed.js';
 import { compileOperationRuntime, echoBody } from './pipeline/runtime.js';
 import { Observation, type Endpoints } from './observe/observation.js';
@@ -91,6 +92,9 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
       }
     }
   }
+
+  // Before the unmapped operations: a route under a mistyped name is the usual cause of one.
+  checkOrphanRoutes(config.routes, table.operations.map((op) => op.id));
 
   const missingOperation = config.openApi.missingOperation ?? (config.dev ? 'mock' : 'fail');
   const missing = table.operations.filter((op) => !bus.has(op.id)).map((op) => op.id);

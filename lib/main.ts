@@ -9,6 +9,7 @@ import { Errors, SvcError, svcError } from './errors.js';
 import { buildFacade } from './facade.js';
 import { consoleLogger, createLogger, silentLogger } from './log.js';
 import { collectStartupGarbage } from './startup-garbage.js';
+import { superviseWorkers } from './workers.js';
 import { MOCK_USAGE, mockConfig, parseMockArgs } from './cli/mock.js';
 import { runValidate } from './cli/validate.js';
 
@@ -73,26 +74,14 @@ async function main(argv: readonly string[]): Promise<void> {
   if (parsed.host !== undefined) setOption(config, 'server', 'host', parsed.host, '--host');
   if (parsed.dev) config.dev = true;
   const workers = config.server.workers ?? 1;
+  // One format for every line: with svc.observe.logFormat=json the listing is JSON lines too.
+  const logger = createLogger(config.observe.logFormat);
   if (workers > 1 && cluster.isPrimary) {
     // Fail fast and once: the contract and routes are checked here, before any worker starts.
     await (await buildFacade(config, { logger: silentLogger })).stop();
-    let stopping = false;
-    const stopAll = (): void => {
-      stopping = true;
-      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
-    };
-    // A worker that dies on its own takes the others down and gives the process its exit code.
-    cluster.on('exit', (_worker, code) => {
-      if (stopping || code === 0) return;
-      process.exitCode = code ?? 1;
-      stopAll();
-    });
-    for (let i = 0; i < workers; i++) cluster.fork();
-    process.on('SIGTERM', stopAll).on('SIGINT', stopAll);
+    superviseWorkers(workers, logger);
     return;
   }
-  // One format for every line: with svc.observe.logFormat=json the listing is JSON lines too.
-  const logger = createLogger(config.observe.logFormat);
   const facade = await buildFacade(config, { logger });
   const quiet = cluster.isWorker && cluster.worker?.id !== 1;
   if (!quiet) for (const line of facade.startupReport) logger.info(line);

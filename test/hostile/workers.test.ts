@@ -1,0 +1,64 @@
+// svc.server.workers=2 through the real CLI (issue 21, item 1): resets of every kind reach both workers on
+// the main and the management port and none of them dies (same pids, no replacement logged); a worker that
+// does die is replaced while the primary and the other worker go on serving. Needs dist/ (`npm run build`).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rawRequest } from '../fixtures/http.js';
+import { firstBytes, rawSocket } from './raw-client.js';
+import { childPids, startService, stopService, until } from './cli-process.js';
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const close = { headers: { connection: 'close' } };
+
+/** Requests cut off by a reset, as in resets.test.ts: the head of each is enough to reach its handler. */
+const CUT_OFF = [
+  'CONNECT a:1 HTTP/1.1\r\nHost: a:1\r\n\r\n',
+  'GET /api/v3/user/logout HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n',
+  'GET /api/v3/user/logout HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n',
+  'GET /api/v3/user/logout HTTP/1.1\r\nHost: x\r\nX-Par',
+  'POST /api/v3/pet HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nabc',
+];
+
+test('workers=2: resets on the main and management ports kill no worker; a worker killed outright is replaced and the service answers throughout', async () => {
+  const service = await startService({ 'svc.server.workers': 2, 'svc.observe.port': 0, 'svc.observe.drainDelay': '0ms' });
+  try {
+    const management = service.management!;
+    assert.ok(management, service.cli.output.stdout);
+    await until('two workers', () => childPids(service.pid).length === 2);
+    const workers = childPids(service.pid);
+    for (const origin of [service.origin, management]) {
+      const port = Number(new URL(origin).port);
+      // Each kind several times, on fresh connections: the primary hands them to both workers in turn.
+      for (let round = 0; round < 4; round++) {
+        for (const bytes of CUT_OFF) {
+          const socket = await rawSocket(port);
+          const answered = firstBytes(socket);
+          socket.write(bytes);
+          await (round % 2 === 0 ? delay(5) : Promise.race([answered, delay(100)]));
+          socket.resetAndDestroy();
+        }
+      }
+    }
+    await delay(300);
+    assert.deepEqual(childPids(service.pid), workers, `no worker died; stderr: ${service.cli.output.stderr}`);
+    assert.doesNotMatch(service.cli.output.stderr, /exited with/);
+    for (let i = 0; i < 4; i++) {
+      assert.equal((await rawRequest(service.origin, '/api/v3/user/logout', close)).status, 204);
+      assert.equal((await rawRequest(management, '/observe/health/live', close)).status, 200);
+    }
+
+    // A worker dies anyway (SIGKILL: nothing of it runs): the primary replaces it, the other one serves meanwhile.
+    process.kill(workers[0]!, 'SIGKILL');
+    assert.equal((await rawRequest(service.origin, '/api/v3/user/logout', close)).status, 204, 'served while the replacement starts');
+    await until('a replacement worker', () => {
+      const now = childPids(service.pid);
+      return now.length === 2 && !now.includes(workers[0]!);
+    }, 15_000);
+    assert.match(service.cli.output.stderr, new RegExp(`^ERROR worker \\d+ \\(pid ${workers[0]}\\) exited with signal SIGKILL; starting a replacement$`, 'm'));
+    for (let i = 0; i < 4; i++) assert.equal((await rawRequest(service.origin, '/api/v3/user/logout', close)).status, 204);
+    assert.equal(service.cli.child.exitCode, null, 'the primary is alive');
+    assert.equal(await stopService(service), 0);
+  } finally {
+    service.cli.child.kill('SIGKILL');
+  }
+});

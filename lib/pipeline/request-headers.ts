@@ -9,6 +9,7 @@ import { PARAM_KEYS } from '../http/router.js';
 import { REQUEST_ID_HEADER, requestIdOf, TAGGED_NAMES, tagExchange } from '../observe/request-id.js';
 import { HeaderNames, isInternalName, NEEDS_FILL, type Headers, type LazyRequestHeaders } from '../routes/exchange.js';
 import { Unreadable } from '../validation/parameters.js';
+import type { PosingQueryNames } from '../validation/query-names.js';
 import type { OperationQuerystring } from '../validation/querystring.js';
 
 const METHOD = HeaderNames.METHOD.toLowerCase();
@@ -33,6 +34,8 @@ export class RequestHeaders implements LazyRequestHeaders {
     private readonly querystring?: OperationQuerystring,
     /** Its value, when validation has read it already. */
     private readonly querystringValue?: unknown,
+    /** Names posing as a declared parameter (`Status`, `status[]`): validation refuses them; without it they are dropped here. */
+    private readonly posing?: PosingQueryNames,
   ) {}
 
   get incoming(): Readonly<Record<string, unknown>> {
@@ -46,7 +49,7 @@ export class RequestHeaders implements LazyRequestHeaders {
     else for (const [k, v] of this.queryPairs ?? parseQuery(this.query)) {
       // A path parameter keeps the value the router matched (and validation checked): the query cannot
       // replace it, in any letter case (header names are case-insensitive).
-      if (isInternalName(k) || isPathParameter(names, k) || isRequestField(k)) continue;
+      if (isInternalName(k) || isPathParameter(names, k) || isRequestField(k) || this.posing?.posingAs(k) !== undefined) continue;
       const prev = headers.get(k);
       headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
     }

@@ -13,6 +13,7 @@ import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, Headers, PropertyNames } from '../routes/exchange.js';
 import { requestIdOf } from '../observe/request-id.js';
 import { wholeBody } from '../routes/streamed-body.js';
+import { PosingQueryNames } from '../validation/query-names.js';
 import { operationQuerystring } from '../validation/querystring.js';
 import { RequestHeaders } from './request-headers.js';
 import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from './stages.js';
@@ -30,6 +31,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const prefixLength = ctx.basePath === '/' ? 0 : ctx.basePath.length;
   const queryDefaults = compileQueryDefaults(op, ctx.contract);
   const querystring = operationQuerystring(op, ctx.contract.refs);
+  const posing = PosingQueryNames.of(op.parameters);
   const { authenticate, check, decode, invoke, serialize, checkResponse } = stages;
   // Sequential media types (lib/streams/); undefined for operations that declare none.
   const sequence = stages.sequence?.(stages.checkItems);
@@ -116,7 +118,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
         facts = { req, path, query, queryPairs: queryPairs!, pathParams, raw, querystring: querystring?.read(query), streamed: items };
         if (check !== undefined) check(facts);
       }
-      ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring)), undefined, req, sharedProperties);
+      ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring, posing)), undefined, req, sharedProperties);
       if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);
       else if (streamsBody) ex.message.body = hasBody(req) ? req : undefined;

@@ -22,6 +22,7 @@ import { percentDecoded } from '../http/percent.js';
 import { setOwn } from '../objects.js';
 import { shapeOf, type ValueShape } from './coerce.js';
 import { compileSimpleParameterCheck } from './simple-parameters.js';
+import { PosingQueryNames } from './query-names.js';
 import type { SchemaCheck, SchemaCompiler } from './schemas.js';
 import { pointerOf, type Violations } from './violations.js';
 
@@ -186,8 +187,11 @@ export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, r
   };
 
   const certainlyValid = compileSimpleParameterCheck(params);
+  const posing = PosingQueryNames.of(op.parameters);
 
   return (facts, out) => {
+    // Refused even when every declared value is fine: `?status=sold&Status=evil` would hand on `evil` unchecked.
+    if (posing !== undefined) posing.report(facts.queryPairs, out);
     if (certainlyValid?.(facts) === true) return;
     compiled ??= compile();
     const values: Record<string, Record<string, unknown>> = { path: {}, query: {}, header: {}, cookie: {} };

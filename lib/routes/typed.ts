@@ -13,7 +13,7 @@ import { findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
 import { bodyText } from '../http/body.js';
 import { parseQuery } from '../http/query.js';
 import type { RequestFacts } from '../pipeline/stages.js';
-import { compileParameterValues, type ParameterValues } from '../validation/parameters.js';
+import { compileParameterValues } from '../validation/parameters.js';
 import { operationQuerystring } from '../validation/querystring.js';
 import { HeaderNames, type Exchange } from './exchange.js';
 
@@ -81,8 +81,8 @@ export class Reply {
   ) {}
 }
 
-/** What a typed route receives: the request as the contract types it, and the exchange underneath. */
-export interface TypedExchange<Op extends OperationShape> {
+/** The parts of a typed route's view that do not depend on the request's media type. */
+export interface ExchangeView<Op extends OperationShape> {
   /** Path parameters, typed (an `integer` is a number). */
   readonly params: Op['parameters']['path'];
   /** Query parameters (and an `in: querystring` parameter), typed; absent ones with a schema default have it. */
@@ -91,13 +91,25 @@ export interface TypedExchange<Op extends OperationShape> {
   readonly headers: Op['parameters']['header'];
   /** Cookie parameters, typed. */
   readonly cookies: Op['parameters']['cookie'];
-  /** The request body: parsed for JSON media types, a class instance under bindingMode with classes. */
-  readonly body: RequestBodyOf<Op>;
   /** The exchange itself: every header, the properties (token, operation id), the HTTP request. */
   readonly exchange: Exchange;
   /** An answer with a status; its body must be the one the contract declares for that status. */
   reply<S extends StatusOf<Op>>(status: S, body: BodyForStatus<Op, S>, init?: ReplyInit): Reply;
 }
+
+/**
+ * The request body with the declared media type it came as: testing `ex.mediaType` narrows `ex.body` to
+ * that media type's body (parsed for JSON media types, a class instance under bindingMode with classes).
+ * Without a body (allowed unless it is required) both are undefined.
+ */
+export type BodyVariants<Op extends OperationShape> = keyof Op['requestBody']['content'] extends never
+  ? { readonly mediaType: undefined; readonly body: undefined }
+  :
+      | { [M in keyof Op['requestBody']['content']]: { readonly mediaType: M; readonly body: Op['requestBody']['content'][M] } }[keyof Op['requestBody']['content']]
+      | (Op['requestBody']['required'] extends true ? never : { readonly mediaType: undefined; readonly body: undefined });
+
+/** What a typed route receives: the request as the contract types it, and the exchange underneath. */
+export type TypedExchange<Op extends OperationShape> = ExchangeView<Op> & BodyVariants<Op>;
 
 export type TypedRoute<Op extends OperationShape> = (ex: TypedExchange<Op>) => Answer<Op> | Promise<Answer<Op>>;
 
@@ -170,6 +182,9 @@ export function bindTypedRoutes(config: FacadeConfig, operations: readonly Opera
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE;
 const QUERY = HeaderNames.QUERY;
 
+/** Parameter values by location, as validation reads and types them. */
+type ParameterValues = ReturnType<ReturnType<typeof compileParameterValues>>;
+
 /** What a route of one operation needs to build its view, compiled once. */
 interface ViewContext {
   op: Operation;
@@ -241,6 +256,14 @@ class RouteExchange {
     return this.parsed.body;
   }
 
+  /** The declared media type the request's Content-Type matched; undefined without a body. */
+  get mediaType(): string | undefined {
+    const body = this.exchange.message.body;
+    if (body === undefined || body === '' || (Buffer.isBuffer(body) && body.length === 0)) return undefined;
+    const contentType = this.exchange.request?.headers['content-type'];
+    return contentType === undefined ? this.ctx.op.consumes[0] : findDeclaredMediaType(this.ctx.op.consumes, contentType);
+  }
+
   reply(status: number, body: unknown, init?: ReplyInit): Reply {
     return new Reply(status, body, init);
   }
@@ -263,8 +286,7 @@ class RouteExchange {
   private decodedBody(): unknown {
     const body = this.exchange.message.body;
     if (typeof body !== 'string' && !Buffer.isBuffer(body)) return body;
-    const contentType = this.exchange.request?.headers['content-type'];
-    const declared = contentType === undefined ? undefined : findDeclaredMediaType(this.ctx.op.consumes, contentType);
+    const declared = this.mediaType;
     if (declared === undefined || !isJsonMediaType(declared)) return body;
     return JSON.parse(typeof body === 'string' ? body : bodyText(body));
   }

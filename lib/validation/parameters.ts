@@ -263,9 +263,6 @@ function readerFor(param: Parameter, params: readonly Parameter[], refs: RefReso
   }
 }
 
-/** Parameter values by location (`querystring` under query), as the check reads and types them. */
-export type ParameterValues = Record<Location, Record<string, unknown>>;
-
 /**
  * The operation's parameters read and typed from a request exactly as the check reads them, without
  * checking (typed routes, lib/routes/typed.ts, show them to a route after the check passed). An absent or

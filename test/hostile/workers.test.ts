@@ -20,7 +20,7 @@ const CUT_OFF = [
 ];
 
 test('workers=2: resets on the main and management ports kill no worker; a worker killed outright is replaced and the service answers throughout', async () => {
-  const service = await startService({ 'svc.server.workers': 2, 'svc.observe.port': 0, 'svc.observe.drainDelay': '0ms' });
+  const service = await startService({ 'svc.server.workers': 2, 'svc.server.maxBodySize': '16MB', 'svc.observe.port': 0, 'svc.observe.drainDelay': '0ms' });
   try {
     const management = service.management!;
     assert.ok(management, service.cli.output.stdout);
@@ -38,6 +38,20 @@ test('workers=2: resets on the main and management ports kill no worker; a worke
           socket.resetAndDestroy();
         }
       }
+    }
+    // Mid-answer: an operation without a route echoes the request, so an 8 MB body comes back as an 8 MB
+    // answer; the client reads its first bytes, stops reading, and resets. Twice, to reach both workers.
+    const big = 'x'.repeat(8 * 1024 * 1024);
+    for (let i = 0; i < 2; i++) {
+      const socket = await rawSocket(Number(new URL(service.origin).port));
+      const started = firstBytes(socket);
+      socket.write(`POST /api/v3/pet HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${big.length}\r\n\r\n${big}`);
+      await started;
+      socket.pause();
+      await delay(50);
+      assert.match(socket.received(), /^HTTP\/1\.1 200 /, 'the echo');
+      assert.ok(socket.received().length < big.length, 'reset while the answer is still being written');
+      socket.resetAndDestroy();
     }
     await delay(300);
     assert.deepEqual(childPids(service.pid), workers, `no worker died; stderr: ${service.cli.output.stderr}`);

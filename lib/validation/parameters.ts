@@ -268,12 +268,12 @@ function readerFor(param: Parameter, params: readonly Parameter[], refs: RefReso
  * checking (typed routes, lib/routes/typed.ts, show them to a route after the check passed). An absent or
  * unreadable value is left out.
  */
-export function compileParameterValues(op: Operation, refs: RefResolver): (facts: RequestFacts) => ParameterValues {
+export function compileParameterValues(op: Operation, refs: RefResolver): (facts: RequestFacts) => Record<Location, Record<string, unknown>> {
   const params = op.parameters.filter((p) => !(p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())));
   let readers: Reader[] | undefined;
   return (facts) => {
     readers ??= params.map((p) => readerFor(p, params, refs));
-    const values: ParameterValues = { path: {}, query: {}, header: {}, cookie: {} };
+    const values: Record<Location, Record<string, unknown>> = { path: {}, query: {}, header: {}, cookie: {} };
     const sources = new Sources(facts);
     for (const { param, read } of readers) {
       const value = read(facts, sources);

@@ -99,6 +99,8 @@ export class OAuthProfileDefinition {
   requiredScopes(...scopes: string[]): this { return this.set('required-scopes', scopes); }
   jwksCooldown(seconds: number): this { return this.set('jwks-cooldown', seconds); }
   jwksMaxAge(seconds: number): this { return this.set('jwks-max-age', seconds); }
+  /** false: accept tokens without `exp` (they never expire); refused by default. */
+  requireExp(required: boolean): this { return this.set('require-exp', String(required)); }
 }
 
 export class RouteDefinitionBuilder {

@@ -55,6 +55,8 @@ const REJECTIONS = {
   signature: invalidToken('The token signature is invalid.'),
   expired: invalidToken('The token has expired.'),
   early: invalidToken('The token is not yet valid.'),
+  noExpiry: invalidToken('The token has no expiry (exp claim); this issuer profile requires one.'),
+  subject: invalidToken('The token subject (sub claim) is not a string.'),
   issuer: invalidToken('The token issuer is not accepted.'),
   audience: invalidToken('The token audience is not accepted.'),
   claims: invalidToken('The token claims are invalid.'),
@@ -90,6 +92,8 @@ export function bearerAuthenticator(profile: OAuthProfile, logger: Logger): Auth
   const key = verificationKey(profile, logger);
   const options: JWTVerifyOptions = { issuer: profile.issuer, algorithms: profile.algorithms, clockTolerance: profile.clockTolerance };
   if (profile.audience !== undefined) options.audience = profile.audience;
+  // Without exp a token never expires, and stays cached: refused unless the profile says require-exp: false.
+  if (profile.requireExp) options.requiredClaims = ['exp'];
   const cache = new TokenCache<TokenValidationResult>(TOKEN_CACHE_SIZE);
   const toleranceMs = profile.clockTolerance * 1000;
 
@@ -101,6 +105,8 @@ export function bearerAuthenticator(profile: OAuthProfile, logger: Logger): Auth
     } catch (err) {
       throw rejection(err);
     }
+    // RFC 7519 §4.1.2: a StringOrURI. jose checks it only against an expected subject; routes read it as a string.
+    if (payload.sub !== undefined && typeof payload.sub !== 'string') throw REJECTIONS.subject;
     const result = validationResult(payload);
     if (!profile.requiredScopes.every((s) => result.scopes.includes(s))) throw REJECTIONS.scope;
     const now = Date.now();
@@ -125,6 +131,7 @@ function rejection(err: unknown): SvcError {
   if (err instanceof errors.JWTExpired) return REJECTIONS.expired;
   if (err instanceof errors.JWTClaimValidationFailed) {
     if (err.claim === 'nbf') return REJECTIONS.early;
+    if (err.claim === 'exp' && err.reason === 'missing') return REJECTIONS.noExpiry;
     if (err.claim === 'iss') return REJECTIONS.issuer;
     if (err.claim === 'aud') return REJECTIONS.audience;
     return REJECTIONS.claims;

@@ -27,10 +27,12 @@ export interface OAuthProfile {
   jwksCooldown: number;
   /** jwks-uri: how long fetched keys are used before they are fetched again, in ms. */
   jwksMaxAge: number;
+  /** Tokens must carry `exp` (default): one without would be accepted for ever. `require-exp: false` allows them. */
+  requireExp: boolean;
 }
 
 const KEY_SOURCES = ['jwks-uri', 'jwks-file', 'public-key-file', 'secret'] as const;
-const KEYS = ['issuer', ...KEY_SOURCES, 'audience', 'algorithms', 'clock-tolerance', 'required-scopes', 'jwks-cooldown', 'jwks-max-age'] as const;
+const KEYS = ['issuer', ...KEY_SOURCES, 'audience', 'algorithms', 'clock-tolerance', 'required-scopes', 'jwks-cooldown', 'jwks-max-age', 'require-exp'] as const;
 type Key = (typeof KEYS)[number];
 
 /** Checks a profile's keys (kebab-case or camelCase) and resolves file paths against `baseDir`. */
@@ -76,6 +78,7 @@ export function readProfile(name: string, properties: Readonly<Record<string, st
     requiredScopes: list(keys.get('required-scopes') ?? ''),
     jwksCooldown: seconds(keys, 'jwks-cooldown', 30, fail) * 1000,
     jwksMaxAge: seconds(keys, 'jwks-max-age', 600, fail) * 1000,
+    requireExp: flag(keys, 'require-exp', true, fail),
   };
 }
 
@@ -96,6 +99,13 @@ function readKeySource(kind: (typeof KEY_SOURCES)[number], value: string, baseDi
 /** A list given as one value: items separated by commas and/or spaces. */
 function list(value: string): string[] {
   return value.split(/[\s,]+/).filter((s) => s !== '');
+}
+
+function flag(keys: ReadonlyMap<Key, string>, key: Key, fallback: boolean, fail: (detail: string) => never): boolean {
+  const value = keys.get(key);
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true' || value === 'false') return value === 'true';
+  return fail(`${key} has invalid value ${JSON.stringify(value)}; allowed: true, false`);
 }
 
 function seconds(keys: ReadonlyMap<Key, string>, key: Key, fallback: number, fail: (detail: string) => never): number {

@@ -158,7 +158,7 @@ test('tokens that fail verification: 401 with WWW-Authenticate: Bearer error="in
       'RS/HS confusion (HS256 keyed with the public key)': [await token(new TextEncoder().encode(key.publicPem), { claims: scope }), 'The token algorithm is not allowed.'],
       'missing scope': [await token(key, { claims: { scope: 'pets:write' } }), 'The token lacks a required scope.'],
       'not a JWT': ['abc.def.ghi', 'The token is not a valid JWT.'],
-      'a claim of the wrong type': [await new SignJWT({ ...scope, sub: 'alice', iss: ISSUER, aud: AUDIENCE, iat: 'yesterday' }).setProtectedHeader({ alg: 'RS256' }).sign(key.privateKey), 'The token claims are invalid.'],
+      'a claim of the wrong type': [await new SignJWT({ ...scope, sub: 'alice', iss: ISSUER, aud: AUDIENCE, iat: 'yesterday', exp: Math.floor(Date.now() / 1000) + 3600 }).setProtectedHeader({ alg: 'RS256' }).sign(key.privateKey), 'The token claims are invalid.'],
     };
     for (const [name, [jwt, description]] of Object.entries(cases)) {
       const res = await get(running, { authorization: `Bearer ${jwt}` });
@@ -197,6 +197,47 @@ test('a cached token is refused once it expires (clock-tolerance counted)', asyn
   } finally {
     await running.close();
   }
+});
+
+/** A token signed with `key` as token() makes it, but without `exp` (and with the given claims). */
+function tokenWithoutExpiry(claims: Record<string, unknown>): Promise<string> {
+  return new SignJWT({ scope: 'pets:read', ...claims }).setProtectedHeader({ alg: 'RS256', kid: key.kid }).setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt().sign(key.privateKey);
+}
+
+test('a token without exp is refused by default (it would never expire); require-exp: false accepts it; sub, when present, must be a string', async () => {
+  const strict = await serve(config(RSA_PROFILE), { env: {} });
+  const lenient = await serve(config({ ...RSA_PROFILE, 'require-exp': 'false' }), { env: {} });
+  try {
+    const endless = await tokenWithoutExpiry({ sub: 'alice' });
+    const refused = await get(strict, { authorization: `Bearer ${endless}` });
+    assert.equal(refused.status, 401);
+    const description = 'The token has no expiry (exp claim); this issuer profile requires one.';
+    assert.equal(refused.challenge, `Bearer error="invalid_token", error_description="${description}"`);
+    assert.deepEqual(refused.body, { type: 'about:blank', title: 'Unauthorized', status: 401, detail: description, instance: refused.requestId });
+    assert.equal((await get(strict, { authorization: `Bearer ${await token(key, { claims: { scope: 'pets:read' } })}` })).status, 200, 'with exp: accepted');
+    const accepted = await get(lenient, { authorization: `Bearer ${endless}` });
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    assert.equal((accepted.body.token as Record<string, unknown>).subject, 'alice');
+    for (const sub of [42, { id: 'alice' }, ['alice'], null]) {
+      for (const running of [strict, lenient]) {
+        const res = await get(running, { authorization: `Bearer ${await token(key, { claims: { scope: 'pets:read', sub: sub as string } })}` });
+        assert.equal(res.status, 401, JSON.stringify(sub));
+        assert.equal(res.body.detail, 'The token subject (sub claim) is not a string.', JSON.stringify(sub));
+      }
+    }
+    assert.equal((await get(lenient, { authorization: `Bearer ${await tokenWithoutExpiry({})}` })).status, 200, 'no sub at all is fine');
+  } finally {
+    await strict.close();
+    await lenient.close();
+  }
+});
+
+test('require-exp takes true or false; anything else fails startup naming the profile, the key and the allowed values', async () => {
+  await assert.rejects(serve(config({ ...RSA_PROFILE, 'require-exp': 'no' }), { env: {} }), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'SVC_OAUTH_PROFILE');
+    assert.equal(err.message, 'OAuth profile main: require-exp has invalid value "no"; allowed: true, false');
+    return true;
+  });
 });
 
 test('an HS256 profile with a secret accepts its tokens and nothing signed otherwise', async () => {

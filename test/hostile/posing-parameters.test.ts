@@ -29,6 +29,10 @@ test('validation on: a query name posing as a declared parameter is refused with
     const header = await rawGet(running.origin, '/api/v3/pet/1?API_KEY=evil', ['api_key: real'], 'DELETE');
     assert.equal(header.status, 400, header.body);
     assert.equal(JSON.parse(header.body).errors[0].message.startsWith('poses as the declared header parameter api_key'), true, header.body);
+    // Unicode lower-casing, as the exchange headers do it: KELVIN SIGN (U+212A) lower-cases to `k`.
+    const kelvin = await rawGet(running.origin, '/api/v3/pet/1?api_%E2%84%AAey=evil', ['api_key: real'], 'DELETE');
+    assert.equal(kelvin.status, 400, kelvin.body);
+    assert.equal(JSON.parse(Buffer.from(kelvin.body, 'latin1').toString('utf8')).errors[0].name, 'api_\u212Aey', 'the body is UTF-8');
     assert.deepEqual(backend.received, []);
     const fine = await rawGet(running.origin, '/api/v3/pet/findByStatus?status=sold&other=1');
     assert.equal(fine.status, 200, fine.body);

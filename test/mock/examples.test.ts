@@ -97,6 +97,23 @@ const CONTRACT = {
     // Petstore's PUT /user/{username}: only `default`, without content.
     '/only-default-empty': { put: { operationId: 'onlyDefaultEmpty', responses: { default: { description: 'done' } } } },
     '/undeclared': { post: { operationId: 'undeclared', responses: {} } },
+    // Kubernetes offers every read as JSON, YAML and protobuf, with one object schema for all three.
+    '/kube': {
+      get: {
+        operationId: 'kube',
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': { schema: THING, example: { id: 5, name: 'kube' } },
+              'application/yaml': { schema: THING, example: { id: 5, name: 'kube' } },
+              'application/vnd.kubernetes.protobuf': { schema: THING, example: { id: 5, name: 'kube' } },
+            },
+          },
+        },
+      },
+    },
+    '/wildcards': { get: { operationId: 'wildcards', responses: { '200': { description: 'ok', content: { 'image/*': { example: 'png?' }, 'application/*': { example: { any: 1 } } } } } } },
   },
   components: {
     schemas: {
@@ -160,6 +177,28 @@ test('nothing acceptable: 406, never an undeclared empty 204', async () => {
     assert.equal(res.type, 'application/problem+json', accept);
     assert.equal(JSON.parse(res.body).detail, 'None of the declared response media types satisfies the Accept header.', accept);
   }
+});
+
+test('a body is never labelled with a type it is not written in: protobuf is refused (406), YAML is YAML, the next acceptable type is taken', async () => {
+  const protobuf = await get('/api/kube', { accept: 'application/vnd.kubernetes.protobuf' });
+  assert.equal(protobuf.status, 406);
+  assert.equal(JSON.parse(protobuf.body).detail, 'The mock cannot write its answer in any media type the Accept header allows (application/vnd.kubernetes.protobuf): ask for JSON, XML or YAML.');
+
+  const fallback = await get('/api/kube', { accept: 'application/vnd.kubernetes.protobuf, application/json;q=0.5' });
+  assert.equal(fallback.status, 200);
+  assert.equal(fallback.type, 'application/json');
+  assert.deepEqual(JSON.parse(fallback.body), { id: 5, name: 'kube' });
+
+  const yaml = await get('/api/kube', { accept: 'application/yaml' });
+  assert.equal(yaml.type, 'application/yaml');
+  assert.equal(yaml.body, 'id: 5\nname: kube\n');
+
+  // A range is no Content-Type: a type inside it that the value is written in, never image/* for text.
+  const wildcard = await get('/api/wildcards', { accept: 'image/png' });
+  assert.equal(wildcard.status, 406);
+  const application = await get('/api/wildcards', { accept: 'application/*' });
+  assert.equal(application.type, 'application/json');
+  assert.deepEqual(JSON.parse(application.body), { any: 1 });
 });
 
 test('without Accept, a declared request Content-Type chooses the media type, else the first declared', async () => {

@@ -20,8 +20,19 @@ const NAMES: ReadonlySet<string> = new Set([
 /** Whole sub-families: X-Forwarded-* (For, Host, Proto, Port, Prefix, Server, Scheme, Ssl, Uri, Client-Cert...), X-Original-* (URL, URI, Host, Method...), X-SSL-Client-*, X-Envoy-*. */
 const PREFIXES = ['x-forwarded-', 'x-original-', 'x-ssl-', 'x-envoy-'] as const;
 
+/**
+ * The first two characters of every name and prefix (`x-`, `cf`, `tr`...), as a 128×128 table: most fields of
+ * a request (`host`, `accept`, `content-type`, `user-agent`) are told apart by one lookup, without hashing
+ * the name for the Set. It runs for every field of every forwarded request.
+ */
+const STARTS = new Uint8Array(128 * 128);
+for (const name of [...NAMES, ...PREFIXES]) STARTS[(name.charCodeAt(0) << 7) | name.charCodeAt(1)] = 1;
+
 /** True when a lower-cased field name belongs to the forwarding family. */
 export function isForwardingField(name: string): boolean {
+  const first = name.charCodeAt(0);
+  const second = name.charCodeAt(1);
+  if (first > 0x7f || second > 0x7f || STARTS[(first << 7) | second] === 0) return false;
   if (NAMES.has(name)) return true;
   for (const prefix of PREFIXES) if (name.startsWith(prefix)) return true;
   return false;

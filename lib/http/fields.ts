@@ -6,4 +6,4 @@ export const TOKEN = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
  * What no field value can carry (RFC 9110 §5.5, as node:http and undici enforce it): control characters but
  * HTAB (CR, LF and NUL among them), DEL, and anything beyond Latin-1.
  */
-export const UNSENDABLE_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+export const UNSENDABLE_VALUE = /[\0-\x08\n-\x1f\x7f\u0100-\uffff]/;

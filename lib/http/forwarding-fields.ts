@@ -28,12 +28,20 @@ const PREFIXES = ['x-forwarded-', 'x-original-', 'x-ssl-', 'x-envoy-'] as const;
 const STARTS = new Uint8Array(128 * 128);
 for (const name of [...NAMES, ...PREFIXES]) STARTS[(name.charCodeAt(0) << 7) | name.charCodeAt(1)] = 1;
 
-/** True when a lower-cased field name belongs to the forwarding family. */
+const UNDERSCORE = 0x5f;
+const HYPHEN = 0x2d;
+
+/**
+ * True when a lower-cased field name belongs to the forwarding family, `_` read as `-`: CGI, PHP, WSGI and
+ * Rack backends see `X_Real_IP` and `X-Real-IP` as the same variable (HTTP_X_REAL_IP).
+ */
 export function isForwardingField(name: string): boolean {
   const first = name.charCodeAt(0);
-  const second = name.charCodeAt(1);
+  let second = name.charCodeAt(1);
+  if (second === UNDERSCORE) second = HYPHEN;
   if (first > 0x7f || second > 0x7f || STARTS[(first << 7) | second] === 0) return false;
-  if (NAMES.has(name)) return true;
-  for (const prefix of PREFIXES) if (name.startsWith(prefix)) return true;
+  const key = name.includes('_') ? name.replace(/_/g, '-') : name;
+  if (NAMES.has(key)) return true;
+  for (const prefix of PREFIXES) if (key.startsWith(prefix)) return true;
   return false;
 }

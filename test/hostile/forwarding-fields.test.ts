@@ -14,6 +14,8 @@ const FAMILY: Record<string, string> = {
   'X-Client-IP': '10.0.0.4', 'X-Cluster-Client-IP': '10.0.0.5', 'Fastly-Client-IP': '10.0.0.6', 'X-ProxyUser-Ip': '10.0.0.7',
   'Forwarded-For': '10.0.0.8', 'X-Forwarded': 'for=10.0.0.9', 'X-Host': 'internal.example', 'Front-End-Https': 'on',
   'X-SSL-Client-Cert': 'forged', 'X-Client-Cert': 'forged', 'Ssl-Client-Verify': 'SUCCESS',
+  // CGI, PHP, WSGI and Rack read `_` as `-` (HTTP_X_REAL_IP): the same fields.
+  X_Real_IP: '10.0.1.1', 'X_Forwarded_Prefix': '/admin', 'X-Forwarded_Host': 'internal.example', 'True_Client_IP': '10.0.1.2',
 };
 const HEADER_LINES = Object.entries(FAMILY).map(([name, value]) => `${name}: ${value}`);
 const QUERY = `status=sold&${Object.entries(FAMILY).map(([name, value]) => `${name.toLowerCase()}=${encodeURIComponent(value)}`).join('&')}`;

@@ -259,6 +259,24 @@ test('a parameter schema ajv cannot compile refuses the request too (500), valid
   }
 });
 
+test('clientResponseValidation: a response schema ajv cannot compile refuses the route\'s answer (500), counted apart from rejections', async () => {
+  const doc = {
+    openapi: '3.0.3',
+    info,
+    paths: { '/things': { get: { operationId: 'getThings', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { n: { type: 'integer', maximum: 'ten' } } } } } } } } } },
+  };
+  const r = await serveContract(doc, { responses: true, routes: { getThings: (ex) => void (ex.message.body = { n: 5 }) } });
+  try {
+    const res = await call(r, 'GET', '/things');
+    assert.equal(res.status, 500);
+    assert.equal(res.body.detail, 'A schema of the contract for this operation cannot be compiled, so the request is refused rather than passed unchecked.');
+    assert.equal(r.logger.lines.filter((l) => l.startsWith('ERROR validation: GET /things response application/json: the schema cannot be compiled')).length, 1, r.logger.lines.join('\n'));
+    assert.match((await call(r, 'GET', '/observe/metrics')).body, /^svc_validation_uncompilable_total\{operationId="getThings",method="GET"\} 1$/m);
+  } finally {
+    await r.close();
+  }
+});
+
 test('a catastrophic contract pattern cannot hang a request', async () => {
   const doc = bodyContract('3.0.3', { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' }, t: { type: 'string', pattern: '([a-z]+)*@' } } });
   const r = await serveContract(doc);

@@ -141,9 +141,11 @@ test('mock: a QUERY is answered like a GET (example, then synthesized), never ec
     const dynamic = await call(app, 'QUERY', '/catalog/products', { body: SEARCH, headers: { ...asJson, prefer: 'dynamic=true, seed=7' } });
     assert.equal(dynamic.status, 200);
     assert.ok(Array.isArray(dynamic.body) && dynamic.body.every((p: { id: unknown; name: unknown }) => Number.isInteger(p.id) && typeof p.name === 'string'), JSON.stringify(dynamic.body));
-    // LINK is neither safe nor an echoing method (DELETE, PUT, POST, PATCH): without a file or Prefer, 204 (SPEC §7 step 4).
+    // LINK is neither safe nor an echoing method (DELETE, PUT, POST, PATCH): without a file or Prefer, its
+    // declared response as for a GET, never an undeclared 204 (SPEC §7 step 4).
     const link = await call(app, 'LINK', '/catalog/products', { body: '{"to":"x"}', headers: asJson });
-    assert.equal(link.status, 204);
+    assert.equal(link.status, 200);
+    assert.equal(typeof link.body.linked, 'string', 'synthesized from the declared Link schema, not the request body');
     const preferred = await call(app, 'LINK', '/catalog/products', { body: '{"to":"x"}', headers: { ...asJson, prefer: 'code=200' } });
     assert.equal(preferred.status, 200);
     assert.equal(typeof preferred.body.linked, 'string', 'synthesized from the declared Link schema');

@@ -71,9 +71,9 @@ test('mock: a contract served from the mock with no configuration file; requests
     assert.deepEqual(((await invalid.json()) as { errors: unknown[] }).errors, [{ in: 'path', name: 'id', pointer: '', message: 'must be >= 1' }]);
     const noBody = await fetch(`${origin}/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     assert.equal(noBody.status, 400);
-    const echoed = await fetch(`${origin}/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"lamp"}' });
-    assert.equal(echoed.status, 201, 'the declared success status');
-    assert.equal(await echoed.text(), '{"name":"lamp"}');
+    // A valid body passes validation and is answered by the mock (what it answers is test/mock's subject).
+    const valid = await fetch(`${origin}/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"lamp"}' });
+    assert.equal(valid.status, 201, 'the declared success status');
     cli.child.kill('SIGTERM');
     assert.equal(await cli.exited, 0, cli.output.stderr);
   } finally {

@@ -23,7 +23,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ROOT, tempDir } from '../helpers.js';
@@ -83,6 +83,20 @@ function run(command: string, args: string[], cwd: string, env = ENV, timeout = 
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Resolves once 127.0.0.1:port accepts a connection (at most 10 s). */
+async function accepting(port: number): Promise<void> {
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(true)).on('error', () => resolve(false));
+      socket.setTimeout(1000, () => socket.destroy());
+      socket.once('connect', () => socket.end());
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing accepts connections on port ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** A process group started with bash, until its `listening on` line; stop() ends the whole group. */
@@ -202,7 +216,11 @@ export async function runSnippets(page: string, markdown: string, dir: string, f
       }
       if (kind === 'serve' || kind === 'serve-root') {
         await server?.stop();
-        server = await serve(ports(block.text), kind === 'serve' ? dir : ROOT, env);
+        const script = ports(block.text);
+        server = await serve(script, kind === 'serve' ? dir : ROOT, env);
+        // A backend the block starts beside the facade is up before the first curl, as it is for a reader
+        // who types the next command: wait for every replaced port the block names to accept connections.
+        for (const port of Object.values(free).filter((p) => new RegExp(`\\b${p}\\b`).test(script))) await accepting(Number(port));
         continue;
       }
       if (kind === 'curl') {

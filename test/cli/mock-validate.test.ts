@@ -137,15 +137,18 @@ test('validate: a broken reference, a duplicate operationId, another version: ex
     'broken-ref.yaml': ITEMS.replace("- { name: id, in: path, required: true, schema: { type: integer, minimum: 1 } }", "- $ref: '#/components/parameters/itemId'"),
     'duplicate.yaml': ITEMS.replace('operationId: addItem', 'operationId: getItem'),
     'swagger.yaml': 'swagger: "2.0"\ninfo: { title: old, version: "1" }\npaths: {}\n',
+    // A request body schema in a file that is not there: the start reports it (issue 22), so validate does.
+    'missing-file.yaml': ITEMS.replace("schema: { type: object, required: [name], properties: { name: { type: string } } }", "schema: { $ref: 'schemas/new-item.yaml' }"),
   });
-  const { code, stdout, stderr } = await run(['validate', 'good.yaml', 'broken-ref.yaml', 'duplicate.yaml', 'swagger.yaml'], dir);
+  const { code, stdout, stderr } = await run(['validate', 'good.yaml', 'broken-ref.yaml', 'duplicate.yaml', 'swagger.yaml', 'missing-file.yaml'], dir);
   assert.equal(code, 1);
   assert.match(stdout, /^good\.yaml: OpenAPI 3\.1\.0, 2 operation\(s\), base path \/\n {2}GET \/items\/\{id\} -> direct:getItem\n {2}POST \/items -> direct:addItem\ngood\.yaml: ok\n$/);
   const lines = stderr.trimEnd().split('\n');
-  assert.equal(lines.length, 3, stderr);
+  assert.equal(lines.length, 4, stderr);
   assert.equal(lines[0], "svc-facade: broken-ref.yaml: Cannot resolve $ref '#/components/parameters/itemId' used at broken-ref.yaml#/paths/~1items~1{id}/get/parameters/0 (reached from GET /items/{id}): no value at /components/parameters/itemId");
   assert.match(lines[1]!, /^svc-facade: duplicate\.yaml: Duplicate operationId getItem: GET \/items\/\{id\} and POST \/items$/);
   assert.match(lines[2]!, /^svc-facade: swagger\.yaml: The given OpenApi specification cannot be loaded from: .*swagger\.yaml\. Version 2\.0 is not supported/);
+  assert.match(lines[3]!, /^svc-facade: missing-file\.yaml: Cannot resolve \$ref 'schemas\/new-item\.yaml' .*: file not found$/);
 });
 
 test('validate: warnings are listed under their contract and do not fail it; svc options in the environment do not change what is checked', async () => {

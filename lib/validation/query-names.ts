@@ -26,7 +26,16 @@ export class PosingQueryNames {
     const posedAs = new Map<string, string>();
     // Header parameters first: a query parameter declared under the same name is the one it names.
     for (const p of parameters) if (p.in === 'header') posedAs.set(p.name.toLowerCase(), `header parameter ${p.name}`);
-    for (const p of parameters) if (p.in === 'query') posedAs.set(p.name.toLowerCase(), `query parameter ${p.name}`);
+    for (const p of parameters) {
+      if (p.in !== 'query') continue;
+      posedAs.set(p.name.toLowerCase(), `query parameter ${p.name}`);
+      // A name declared with brackets (`ids[]`, PHP style): `ids` and `ids[0]` are the same variable to PHP.
+      const bracket = p.name.indexOf('[');
+      if (bracket > 0 && p.style !== 'deepObject') {
+        const base = p.name.slice(0, bracket).toLowerCase();
+        if (!posedAs.has(base)) posedAs.set(base, `query parameter ${p.name}`);
+      }
+    }
     if (posedAs.size === 0) return undefined;
     const query = parameters.filter((p) => p.in === 'query');
     return new PosingQueryNames(new Set(query.map((p) => p.name)), posedAs, query.filter((p) => p.style === 'deepObject').map((p) => `${p.name}[`));
@@ -36,8 +45,10 @@ export class PosingQueryNames {
   posingAs(name: string): string | undefined {
     if (this.exact.has(name)) return undefined;
     for (const prefix of this.deepObjects) if (name.startsWith(prefix)) return undefined;
+    const whole = this.posedAs.get(name.toLowerCase());
+    if (whole !== undefined) return whole;
     const bracket = name.indexOf('[');
-    return this.posedAs.get((bracket > 0 ? name.slice(0, bracket) : name).toLowerCase());
+    return bracket > 0 ? this.posedAs.get(name.slice(0, bracket).toLowerCase()) : undefined;
   }
 
   /** Adds a violation for each pair whose name poses as a declared parameter (validation refuses the request). */

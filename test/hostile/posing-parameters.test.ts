@@ -3,7 +3,8 @@
 // validation did not check: refused (400 naming it) with validation on, dropped from the exchange without.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PETSTORE, serve } from '../helpers.js';
+import { join } from 'node:path';
+import { PETSTORE, serve, tempDir } from '../helpers.js';
 import { rawBackend, rawGet } from './raw-peers.js';
 
 const POSING = [
@@ -67,5 +68,44 @@ test('validation off: a posing name is dropped from the exchange, never merged i
   } finally {
     await running.close();
     await backend.close();
+  }
+});
+
+/** A contract in the PHP style: a query parameter declared as `ids[]`, a deepObject `filter`, a header `X-Tenant`. */
+const BRACKETS = JSON.stringify({
+  openapi: '3.0.3',
+  info: { title: 'brackets', version: '1' },
+  paths: {
+    '/items': {
+      get: {
+        operationId: 'listItems',
+        parameters: [
+          { name: 'ids[]', in: 'query', style: 'form', explode: true, schema: { type: 'array', items: { type: 'integer' } } },
+          { name: 'filter', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', properties: { color: { type: 'string', enum: ['red', 'blue'] } } } },
+          { name: 'X-Tenant', in: 'header', schema: { type: 'string', enum: ['t1'] } },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+  },
+});
+
+test('validation on, brackets declared: `ids`, `ids[0]`, `IDS[]` pose as `ids[]`, `Filter[color]` as the deepObject filter; the declared forms pass', async () => {
+  const dir = tempDir({ 'openapi.json': BRACKETS });
+  const running = await serve({ specification: join(dir, 'openapi.json'), restConfiguration: { clientRequestValidation: true }, routes: { listItems: [{ kind: 'setBody', expression: { constant: 'listed' } }] } });
+  try {
+    for (const [query, name, declared] of [['ids=1', 'ids', 'ids[]'], ['ids[]=1&ids[0]=2', 'ids[0]', 'ids[]'], ['IDS[]=1', 'IDS[]', 'ids[]'], ['Filter[color]=red', 'Filter[color]', 'filter'], ['x-tenant=t2', 'x-tenant', 'X-Tenant']]) {
+      const answer = await rawGet(running.origin, `/items?${query}`);
+      assert.equal(answer.status, 400, `${query}: ${answer.body}`);
+      const [violation] = JSON.parse(answer.body).errors;
+      assert.equal(violation.name, name, query);
+      assert.match(violation.message, new RegExp(`^poses as the declared (query|header) parameter ${declared.replace(/[[\]]/g, '\\$&')} `), query);
+    }
+    for (const query of ['ids[]=1&ids[]=2', 'filter[color]=red', 'ids[]=1&filter[color]=blue&other=x']) {
+      const answer = await rawGet(running.origin, `/items?${query}`);
+      assert.equal(answer.status, 200, `${query}: ${answer.body}`);
+    }
+  } finally {
+    await running.close();
   }
 });

@@ -6,9 +6,11 @@ import { PETSTORE, serve } from '../helpers.js';
 import { rawBackend, rawGet } from './raw-peers.js';
 
 test('a cross-origin redirect carries only the client\'s own unchanged fields minus Authorization and Cookie; a same-origin one carries everything', async () => {
-  const elsewhere = await rawBackend(() => ({ body: 'elsewhere' }));
+  const third = await rawBackend(() => ({ body: 'third' }));
+  const elsewhere = await rawBackend((request) => (request.target === '/onwards' ? { status: 308, lines: [`Location: ${third.origin}/end`], body: '' } : { body: 'elsewhere' }));
   const backend = await rawBackend((request) =>
     request.target.startsWith('/away') ? { status: 302, lines: [`Location: ${elsewhere.origin}/landing`], body: '' }
+    : request.target.startsWith('/far') ? { status: 302, lines: [`Location: ${elsewhere.origin}/onwards`], body: '' }
     : request.target.startsWith('/near') ? { status: 307, lines: ['Location: /here'], body: '' }
     : { body: 'here' },
   );
@@ -17,7 +19,7 @@ test('a cross-origin redirect carries only the client\'s own unchanged fields mi
     { kind: 'setHeader' as const, name: 'X-Tenant', expression: { constant: 'route-tenant' } },
     { kind: 'to' as const, uri: `${backend.origin}${path}?followRedirects=true` },
   ];
-  const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes: { findPetsByStatus: route('/away'), getPetById: route('/near') } });
+  const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes: { findPetsByStatus: route('/away'), getPetById: route('/near'), getInventory: route('/far') } });
   const clientLines = ['Authorization: Basic dXNlcjpwYXNz', 'Cookie: session=abc', 'X-Client: yes', 'X-Tenant: client-tenant', 'Accept: application/json'];
   try {
     const away = await rawGet(running.origin, '/api/v3/pet/findByStatus?status=sold', clientLines);
@@ -39,9 +41,14 @@ test('a cross-origin redirect carries only the client\'s own unchanged fields mi
     for (const [name, value] of [['x-api-key', 'backend-secret'], ['x-tenant', 'route-tenant'], ['authorization', 'Basic dXNlcjpwYXNz'], ['cookie', 'session=abc'], ['x-client', 'yes'], ['x-forwarded-for', '127.0.0.1']]) {
       assert.equal(followed.field(name!), value, `same origin keeps ${name}`);
     }
+    // Two origins on: the third is judged like the second.
+    const far = await rawGet(running.origin, '/api/v3/store/inventory', clientLines);
+    assert.equal(far.body, 'third');
+    assert.deepEqual(third.received.map((r) => r.fields.map(([name]) => name).sort()), [['accept', 'connection', 'host', 'via', 'x-client']], third.received[0]?.bytes);
   } finally {
     await running.close();
     await backend.close();
     await elsewhere.close();
+    await third.close();
   }
 });

@@ -78,12 +78,14 @@ const CREDENTIALS: ReadonlySet<string> = new Set(['authorization', 'cookie', 'pr
  */
 export function crossOriginHeaders(headers: readonly string[], host: string): string[] {
   const client = (headers as BackendHeaders)[CLIENT_FIELDS];
-  const out = ['host', host];
+  const out: BackendHeaders = ['host', host];
   for (let i = 2; i < headers.length; i += 2) {
     const name = headers[i]!;
     const value = headers[i + 1]!;
     if (KEPT_ACROSS_ORIGINS.has(name) || (client !== undefined && !CREDENTIALS.has(name) && !isForwardingField(name) && Object.hasOwn(client, name) && client[name] === value)) out.push(name, value);
   }
+  // Kept for a further redirect (to a third origin), which is judged the same way.
+  out[CLIENT_FIELDS] = client;
   return out;
 }
 

@@ -10,6 +10,7 @@ import { rawBackend, rawGet } from './raw-peers.js';
 const DOT_SEGMENTS = [
   '..', '.', '%2e%2e', '%2E.', '.%2e', // plain and percent-encoded
   '..;', '.;', '%2e%2e;', '..%3B', '..%3b', '..;jsessionid=x', '.;a=b', // path parameters dropped before resolution
+  '..%3f', '..%3Fx=1', '..%23', '.%2523', // a query or fragment, for servers that decode before splitting the target
   '%252e%252e', '%252e%252e%252f', '%25252e%25252e', // decoded twice (or three times)
   '%25c0%25ae%25c0%25ae', '%25e0%2580%25ae.', '%25c0%25af', // overlong UTF-8 (decoded twice: once they are not UTF-8, see below)
   '%25u002e%25u002e', // IIS %u escapes (likewise)
@@ -34,11 +35,11 @@ test('forwardPath: every segment a common backend resolves as a dot segment (or 
     }
     assert.deepEqual(backend.received.map((r) => r.target), []);
     // Names that merely contain dots, semicolons or escapes still go through, byte for byte.
-    for (const segment of ['a.b', '.hidden', 'a..b', 'v1.2', '100%25', 'caf%C3%A9', 'a;b', '..a', '%41']) {
+    for (const segment of ['a.b', '.hidden', 'a..b', 'v1.2', '100%25', 'caf%C3%A9', 'a;b', '..a', '%41', 'what%3F']) {
       const answer = await rawGet(running.origin, `/api/v3/pet/${segment}`);
       assert.equal(answer.status, 200, `${segment}: ${answer.body}`);
     }
-    assert.deepEqual(backend.received.map((r) => r.target), ['a.b', '.hidden', 'a..b', 'v1.2', '100%25', 'caf%C3%A9', 'a;b', '..a', '%41'].map((s) => `/api/v3/pet/${s}`));
+    assert.deepEqual(backend.received.map((r) => r.target), ['a.b', '.hidden', 'a..b', 'v1.2', '100%25', 'caf%C3%A9', 'a;b', '..a', '%41', 'what%3F'].map((s) => `/api/v3/pet/${s}`));
   } finally {
     await running.close();
     await backend.close();

@@ -18,7 +18,7 @@ export function forwardablePath(path: string): string {
  * A segment as each common backend may read it. Every percent-decoding of it (once, twice, ... as
  * double-decoding servers do, `%uXXXX` as IIS does) is looked at, each whole and cut at its first `;`
  * (Tomcat, Jetty and Spring drop path parameters — `..;jsessionid=x` — before resolving dot segments, some
- * before decoding and some after). Unsafe: any form that is only dots (with blanks Windows servers trim:
+ * before decoding and some after), `?` or `#` (`..%3f`: a server that decodes before it splits the target). Unsafe: any form that is only dots (with blanks Windows servers trim:
  * `..`, `.`, `...`, `.. `), holds a `/` or `\` (a segment split in two), or a NUL (where C-based servers
  * stop reading), or bytes an overlong UTF-8 decoder turns into one of these (`%c0%ae`, `%e0%80%ae`), or that
  * Unicode normalization (NFKC) turns into one (`%ef%bc%8e`, a fullwidth dot).
@@ -43,9 +43,10 @@ function resolvesAway(text: string): boolean {
   return isDotLike(text) || isDotLike(pathParametersDropped(text)) || /[/\\\0]/.test(text);
 }
 
+/** The segment up to its path parameters (`;`), or up to a `?` or `#` a server that decodes first would cut at. */
 function pathParametersDropped(text: string): string {
-  const semicolon = text.indexOf(';');
-  return semicolon === -1 ? text : text.slice(0, semicolon);
+  const cut = text.search(/[;?#]/);
+  return cut === -1 ? text : text.slice(0, cut);
 }
 
 /** Only dots, with blanks around them that Windows and IIS trim: at least one dot. */

@@ -12,10 +12,12 @@ import { collectStartupGarbage } from './startup-garbage.js';
 import { superviseWorkers } from './workers.js';
 import { MOCK_USAGE, mockConfig, parseMockArgs } from './cli/mock.js';
 import { runValidate } from './cli/validate.js';
+import { runTypes } from './cli/types.js';
 
 const USAGE = `Usage: svc-facade [options] FILE...
        svc-facade mock [--port N] [--host H] [--dynamic] CONTRACT
        svc-facade validate CONTRACT...
+       svc-facade types CONTRACT-OR-CONFIG [-o FILE]
 
 Serves the OpenAPI contract named in the configuration FILEs, routing each operation to direct:<operationId>.
 FILE types: .yaml/.yml (YAML DSL), .xml (XML DSL), .properties, .js/.mjs/.ts (a RouteBuilder module).
@@ -65,6 +67,7 @@ function version(): string {
 async function main(argv: readonly string[]): Promise<void> {
   // Subcommands: `mock CONTRACT` builds its configuration in memory and then starts like FILE... does.
   if (argv[0] === 'validate') return void (process.exitCode = await runValidate(argv.slice(1)));
+  if (argv[0] === 'types') return runTypes(argv.slice(1));
   const mock = argv[0] === 'mock';
   const parsed = mock ? parseMockArgs(argv.slice(1)) : parseArgs(argv);
   if (parsed === 'help') return void process.stdout.write(mock ? MOCK_USAGE : USAGE);

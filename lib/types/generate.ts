@@ -127,8 +127,11 @@ function ignored(p: Parameter): boolean {
 function printParameters(params: Parameter[], printer: SchemaPrinter, contract: Contract): string {
   if (params.length === 0) return '{}';
   const present = (p: Parameter): boolean => p.required || p.in === 'path' || (p.in === 'query' && parameterDefault(p, contract) !== undefined);
-  const fields = params.map((p) => `${propertyKey(p.name)}${present(p) ? '' : '?'}: ${printer.type(p.schema, p.uri, '      ')}`);
-  return `{ ${fields.join('; ')} }`;
+  const field = (p: Parameter, indent: string): string => `${propertyKey(p.name)}${present(p) ? '' : '?'}: ${printer.type(p.schema, p.uri, indent)}`;
+  const short = `{ ${params.map((p) => field(p, '      ')).join('; ')} }`;
+  // One line while it reads as one; else a field a line, like any object type.
+  if (short.length <= 100 && !short.includes('\n')) return short;
+  return `{\n${params.map((p) => `        ${field(p, '        ')};`).join('\n')}\n      }`;
 }
 
 /** `200` stays a number key; `default` and ranges (`4XX`) are string keys. */

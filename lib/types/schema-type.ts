@@ -78,10 +78,10 @@ export class SchemaPrinter {
     const parts: string[] = [];
     const own = this.ownType(s, uri, indent);
     if (own !== undefined) parts.push(own);
-    if (Array.isArray(s.allOf)) for (const sub of s.allOf) parts.push(group(this.type(sub, uri, indent)));
+    if (Array.isArray(s.allOf)) for (const sub of s.allOf) parts.push(this.type(sub, uri, indent));
     for (const key of ['oneOf', 'anyOf'] as const) {
       const list = s[key];
-      if (Array.isArray(list) && list.length > 0) parts.push(group(unique(list.map((sub) => this.type(sub, uri, indent))).join(' | ')));
+      if (Array.isArray(list) && list.length > 0) parts.push(unique(list.map((sub) => this.type(sub, uri, indent))).join(' | '));
     }
     const combined = parts.length === 0 ? 'unknown' : parts.length === 1 ? parts[0]! : parts.map(group).join(' & ');
     return this.nullable(s) && combined !== 'unknown' ? `${group(combined)} | null` : combined;

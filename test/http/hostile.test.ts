@@ -175,7 +175,7 @@ test('a contract $ref that would only fail when a request needs it fails startup
       'api/openapi.yaml': ['openapi: 3.0.3', 'info: { title: broken refs, version: "1" }', 'paths:', ...operations[name], 'components: { schemas: { A: { $ref: "#/components/schemas/B" }, B: { $ref: "#/components/schemas/A" } } }'].join('\n'),
       'secret.yaml': 'x: { type: string }\n',
     });
-    const routes = name === 'outside' ? { outside: (ex: Exchange) => void (ex.message.body = 'ok') } : {};
+    const routes: Record<string, (ex: Exchange) => void> = name === 'outside' ? { outside: (ex) => void (ex.message.body = 'ok') } : {};
     await assert.rejects(serve({ specification: 'api/openapi.yaml', baseDir: dir, missingOperation: 'mock', restConfiguration: { bindingMode: 'auto' }, routes }), (err: SvcError) => {
       assert.equal(err.code, Errors.SPEC_REF_UNRESOLVED.code);
       assert.equal(err.exitCode, 1);

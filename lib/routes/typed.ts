@@ -11,6 +11,7 @@ import type { FacadeConfig } from '../config/model.js';
 import { Errors, svcError } from '../errors.js';
 import { findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
 import { bodyText } from '../http/body.js';
+import { percentDecoded } from '../http/percent.js';
 import { parseQuery } from '../http/query.js';
 import type { RequestFacts } from '../pipeline/stages.js';
 import { compileParameterValues } from '../validation/parameters.js';
@@ -181,6 +182,7 @@ export function bindTypedRoutes(config: FacadeConfig, operations: readonly Opera
 
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE;
 const QUERY = HeaderNames.QUERY;
+const PATH = HeaderNames.PATH;
 
 /** Parameter values by location, as validation reads and types them. */
 type ParameterValues = ReturnType<ReturnType<typeof compileParameterValues>>;
@@ -189,6 +191,7 @@ type ParameterValues = ReturnType<ReturnType<typeof compileParameterValues>>;
 interface ViewContext {
   op: Operation;
   read: (facts: RequestFacts) => ParameterValues;
+  pathParams: (path: string) => Record<string, string | undefined>;
   queryDefaults: readonly (readonly [string, unknown])[];
   querystring: ReturnType<typeof operationQuerystring>;
 }
@@ -197,6 +200,7 @@ function compileTypedRoute(route: UntypedRoute, op: Operation, contract: Contrac
   const ctx: ViewContext = {
     op,
     read: compileParameterValues(op, contract.refs),
+    pathParams: compilePathParameters(op.template),
     queryDefaults: op.parameters.filter((p) => p.in === 'query').flatMap((p) => {
       const value = parameterDefault(p, contract);
       return value === undefined ? [] : [[p.name, value] as const];
@@ -273,9 +277,7 @@ class RouteExchange {
     const { exchange, ctx } = this;
     const headers = exchange.message.headers;
     const query = String(headers.get(QUERY) ?? '');
-    // The exchange carries the path parameters by their contract names (as matched, decoded once).
-    const pathParams: Record<string, string | undefined> = {};
-    for (const p of ctx.op.parameters) if (p.in === 'path') pathParams[p.name] = stringOrUndefined(headers.get(p.name));
+    const pathParams = ctx.pathParams(String(headers.get(PATH) ?? ''));
     const facts: RequestFacts = { req: exchange.request ?? NO_REQUEST, path: '', query, queryPairs: parseQuery(query), pathParams, raw: undefined, querystring: ctx.querystring?.read(query) };
     const values = ctx.read(facts);
     for (const [name, value] of ctx.queryDefaults) if (!Object.hasOwn(values.query, name)) values.query[name] = value;
@@ -292,10 +294,32 @@ class RouteExchange {
   }
 }
 
-/** A path parameter as the readers take it: the text matched (a value typed already is written back as text). */
-function stringOrUndefined(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  return typeof value === 'string' ? value : String(value);
+/**
+ * The path parameters' text from the request path (after the base path, as SvcHttpPath gives it), matched
+ * against the operation's template as the router did: a parameter stops at `/`, a trailing `/` is
+ * ignored, each value is percent-decoded once (an undecodable one stays as sent). Read from the path, not
+ * from the exchange's headers, which may hold values already typed and must not all be filled for this.
+ */
+function compilePathParameters(template: string): (path: string) => Record<string, string | undefined> {
+  const names: string[] = [];
+  const source = template
+    .split(/(\{[^}]*\})/)
+    .map((part) => {
+      if (!part.startsWith('{')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(part.slice(1, -1));
+      return '([^/]*)';
+    })
+    .join('');
+  const pattern = new RegExp(`^${source.replace(/\/$/, '')}/?$`);
+  return (path) => {
+    const values: Record<string, string | undefined> = {};
+    const match = pattern.exec(path);
+    for (let i = 0; i < names.length; i++) {
+      const text = match?.[i + 1];
+      values[names[i]!] = text === undefined ? undefined : (percentDecoded(text) ?? text);
+    }
+    return values;
+  };
 }
 
 /** For an exchange made by hand: a request with no header fields. */

@@ -31,6 +31,7 @@ const routes = some({
     seen.status = ex.query.status;
     return [];
   },
+  getUserByName: (ex) => ({ username: ex.params.username }),
   deletePet: (ex) => {
     seen.apiKey = ex.headers.api_key;
     return ex.reply(400, undefined, { headers: { 'x-reason': 'kept' } });
@@ -68,6 +69,11 @@ test('a typed route reads parameters typed as the contract says and answers with
     assert.equal(deleted.status, 400);
     assert.equal(deleted.headers.get('x-reason'), 'kept');
     assert.equal(seen.apiKey, 'k-1');
+
+    // A path parameter is percent-decoded once, as the router matched it; a trailing slash changes nothing.
+    const user = await fetch(`${running.origin}/api/v3/user/ann%20o%2Fbrien/`);
+    assert.equal(user.status, 200);
+    assert.deepEqual(await user.json(), { username: 'ann o/brien' });
 
     // Validation ran before the route: a petId that is no integer never reaches it.
     seen.petId = undefined;
@@ -114,7 +120,7 @@ test('under bindingMode json with classes, a typed route gets the class instance
 test('startup refuses typed routes without request validation, under another name, or for no operation', async () => {
   await assert.rejects(
     createFacade({ specification: PETSTORE, missingOperation: 'ignore', routes }),
-    (err: Error) => err.message.startsWith('Typed routes (defineRoutes) need clientRequestValidation: true') && err.message.includes('addPet, deletePet, findPetsByStatus, getPetById'),
+    (err: Error) => err.message.startsWith('Typed routes (defineRoutes) need clientRequestValidation: true') && err.message.includes('addPet, deletePet, findPetsByStatus, getPetById, getUserByName'),
   );
   await assert.rejects(
     createFacade({ specification: PETSTORE, missingOperation: 'ignore', restConfiguration: { clientRequestValidation: true }, routes: { deletePet: routes.getPetById! } }),

@@ -134,9 +134,10 @@ function printParameters(params: Parameter[], printer: SchemaPrinter, contract: 
   return `{\n${params.map((p) => `        ${field(p, '        ')};`).join('\n')}\n      }`;
 }
 
-/** `200` stays a number key; `default` and ranges (`4XX`) are string keys. */
+/** `200` stays a number key; `default` and ranges are string keys, a range upper-cased (`4xx` → `"4XX"`) as the facade reads it. */
 function statusKey(status: string): string {
-  return /^[1-5][0-9][0-9]$/.test(status) ? status : JSON.stringify(status);
+  if (/^[1-5][0-9][0-9]$/.test(status)) return status;
+  return JSON.stringify(/^[1-5]xx$/i.test(status) ? status.toUpperCase() : status);
 }
 
 function printContent(content: Record<string, MediaTypeObject> | undefined, uri: string, printer: SchemaPrinter, direction: 'request' | 'response', bindsXml: boolean, indent: string): string {

@@ -40,7 +40,7 @@ const CONTRACT_31 = {
         ],
         responses: {
           '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/tree-node' } }, 'text/plain': { schema: { type: 'string' } } } },
-          '4XX': { description: 'bad', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+          '4xx': { description: 'bad', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
         },
       },
       put: {

@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PETSTORE, ROOT, startCli, tempDir } from '../helpers.js';
 
@@ -98,6 +100,31 @@ test('mock --dynamic: fresh data on every request, the same for the same seed; w
   const [one, two, oneAgain] = await bodies(['--dynamic']);
   assert.notEqual(one, two);
   assert.equal(one, oneAgain);
+});
+
+test('mock and validate take a contract by http(s) URL, read once at startup', async () => {
+  let reads = 0;
+  const server = createServer((req, res) => {
+    reads++;
+    res.writeHead(req.url === '/items.yaml' ? 200 : 404, { 'content-type': 'application/yaml' }).end(req.url === '/items.yaml' ? ITEMS : '');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/items.yaml`;
+  try {
+    const checked = await run(['validate', url], ROOT);
+    assert.equal(checked.code, 0, checked.stderr);
+    assert.match(checked.stdout, /^ {2}GET \/items\/\{id\} -> direct:getItem$/m);
+    const cli = startCli(process.execPath, [MAIN, 'mock', url, '--port', '0', '--host', '127.0.0.1'], { cwd: tempDir(), env: ENV });
+    try {
+      const origin = await cli.listening();
+      for (let i = 0; i < 3; i++) assert.equal((await fetch(`${origin}/items/2`)).status, 200);
+      assert.equal(reads, 2, 'one read by validate, one by the mock at startup, none per request');
+    } finally {
+      cli.child.kill('SIGKILL');
+    }
+  } finally {
+    server.close();
+  }
 });
 
 test('mock: the command line is checked (exit code 2) and a contract that cannot load is exit code 1, one line each', async () => {

@@ -48,6 +48,10 @@ export interface ReceivedRequest {
   method: string;
   target: string;
   fields: [string, string][];
+  /** The body as its framing delimits it (Content-Length bytes, or the chunks' data joined). */
+  body: string;
+  /** Which of the backend's accepted connections carried it (0 for the first). */
+  connection: number;
   /** The value of a field (names compared lower-cased); several are joined with `, `; undefined when absent. */
   field(name: string): string | undefined;
 }
@@ -55,6 +59,8 @@ export interface ReceivedRequest {
 export interface RawBackend {
   origin: string;
   received: ReceivedRequest[];
+  /** Every connection accepted, in order: all the bytes it carried (what is not a whole request too), and whether it has closed. */
+  connections: { bytes: string; closed: boolean }[];
   close(): Promise<void>;
 }
 
@@ -67,23 +73,34 @@ export interface RawBackendAnswer {
 
 /**
  * A backend that splits what arrives into requests by its own reading of the framing (Content-Length, or
- * chunked up to the last chunk) and answers each one with `answer(request)` (200 `ok` by default).
+ * chunked up to the last chunk, as a backend that trusts the framing would) and answers each one with
+ * `answer(request)` (200 `ok` by default; a promise holds the answer, and those after it on the connection).
  */
-export async function rawBackend(answer: (request: ReceivedRequest) => RawBackendAnswer = () => ({})): Promise<RawBackend> {
+export async function rawBackend(answer: (request: ReceivedRequest) => RawBackendAnswer | Promise<RawBackendAnswer> = () => ({})): Promise<RawBackend> {
   const received: ReceivedRequest[] = [];
+  const connections: RawBackend['connections'] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
+    const connection = connections.push({ bytes: '', closed: false }) - 1;
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      connections[connection]!.closed = true;
+    });
     socket.on('error', () => {});
     let pending = '';
+    let answers = Promise.resolve();
     socket.on('data', (chunk: Buffer) => {
+      connections[connection]!.bytes += chunk.toString('latin1');
       pending += chunk.toString('latin1');
-      for (let request = takeRequest(pending); request !== undefined; request = takeRequest(pending)) {
+      for (let request = takeRequest(pending, connection); request !== undefined; request = takeRequest(pending, connection)) {
         pending = pending.slice(request.bytes.length);
         received.push(request);
-        const { status = 200, lines = [], body = 'ok' } = answer(request);
-        socket.write(`HTTP/1.1 ${status} X\r\n${lines.map((l) => `${l}\r\n`).join('')}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+        const taken = request;
+        answers = answers.then(async () => {
+          const { status = 200, lines = [], body = 'ok' } = await answer(taken);
+          socket.write(`HTTP/1.1 ${status} X\r\n${lines.map((l) => `${l}\r\n`).join('')}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+        });
       }
     });
   });
@@ -92,6 +109,7 @@ export async function rawBackend(answer: (request: ReceivedRequest) => RawBacken
   return {
     origin: `http://127.0.0.1:${port}`,
     received,
+    connections,
     close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -99,8 +117,8 @@ export async function rawBackend(answer: (request: ReceivedRequest) => RawBacken
   };
 }
 
-/** The first whole request in `text`, or undefined while it is still arriving. */
-function takeRequest(text: string): ReceivedRequest | undefined {
+/** The first whole request in `text`, or undefined while it is still arriving (or its chunks cannot be read). */
+function takeRequest(text: string, connection: number): ReceivedRequest | undefined {
   const end = text.indexOf('\r\n\r\n');
   if (end === -1) return undefined;
   const [requestLine = '', ...lines] = text.slice(0, end).split('\r\n');
@@ -110,12 +128,34 @@ function takeRequest(text: string): ReceivedRequest | undefined {
     return values.length === 0 ? undefined : values.join(', ');
   };
   let length = end + 4;
+  let body: string;
   if (/chunked/i.test(field('transfer-encoding') ?? '')) {
-    const last = text.indexOf('\r\n0\r\n\r\n', end);
-    if (last === -1) return undefined;
-    length = last + 7;
-  } else length += Number(field('content-length') ?? 0);
+    const chunked = chunkedBody(text, length);
+    if (chunked === undefined) return undefined;
+    [length, body] = chunked;
+  } else {
+    length += Number(field('content-length') ?? 0);
+    body = text.slice(end + 4, length);
+  }
   if (text.length < length) return undefined;
   const [method = '', target = ''] = requestLine.split(' ');
-  return { bytes: text.slice(0, length), method, target, fields, field };
+  return { bytes: text.slice(0, length), method, target, fields, body, connection, field };
+}
+
+/** RFC 9112 §7.1 chunks from `at`: where they end (trailers included) and their data; undefined while incomplete. */
+function chunkedBody(text: string, at: number): [number, string] | undefined {
+  let body = '';
+  for (;;) {
+    const eol = text.indexOf('\r\n', at);
+    if (eol === -1) return undefined;
+    const size = Number.parseInt(text.slice(at, eol).split(';')[0]!, 16);
+    if (Number.isNaN(size)) return undefined;
+    if (size === 0) {
+      const last = text.indexOf('\r\n\r\n', eol);
+      return last === -1 ? undefined : [last + 4, body];
+    }
+    if (text.length < eol + 2 + size + 2) return undefined;
+    body += text.slice(eol + 2, eol + 2 + size);
+    at = eol + 2 + size + 2;
+  }
 }

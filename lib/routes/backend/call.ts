@@ -93,7 +93,9 @@ class BackendCall {
     let chunked = false;
     const payload = upload !== undefined || !sendsBody ? undefined : toPayload(source);
     if (upload !== undefined) {
-      length = upload === client ? client.headers['content-length'] : undefined;
+      const declared = upload === client ? client.headers['content-length'] : undefined;
+      // As a number: node's parser allows leading zeros (`05`), which some backends read otherwise.
+      if (declared !== undefined) length = String(Number(declared));
       if (Number(length) > ctx.maxBodySize) throw svcError(Errors.BODY_TOO_LARGE, ctx.maxBodySize);
       chunked = length === undefined;
     } else if (payload !== undefined) length = String(Buffer.byteLength(payload));
@@ -108,6 +110,8 @@ class BackendCall {
 
   /** Sends one request; follows redirects when the endpoint says so (bodies sent whole only: a stream cannot be replayed). */
   private send(hop: Hop, upload: Readable | undefined, uploadLength: number | undefined, redirects: number, retried: boolean, streamResponse: boolean): void {
+    // The client is gone already (its request failed to parse after its head): no backend connection is opened.
+    if (this.cut !== undefined) return this.fail(new Error('the client closed its connection before the call was sent'));
     const { endpoint } = hop;
     const { timeout, connectTimeout } = this.endpoint.options;
     const request = endpoint.https ? httpsRequest : httpRequest;
@@ -115,7 +119,6 @@ class BackendCall {
     const options = { host: endpoint.hostname, port: endpoint.port, method: hop.method, path: hop.path, headers: hop.headers, agent: this.ctx.agent(endpoint), servername: endpoint.servername ?? NO_SERVERNAME, timeout, connectTimeout };
     const req = request(options as RequestOptions);
     this.current = req;
-    if (this.cut !== undefined) req.destroy();
     let answered = false;
     // The listener stays for the request's whole life: an error after the answer (a stalled body) must not
     // crash, and is the body's failure to report (when read whole) or the client's connection to cut.

@@ -73,12 +73,15 @@ function boundConnections(agent: HttpAgent, https: boolean): void {
 /** A request that waited longer than svc.backend.queueTimeout for a pooled connection (all maxConnections busy). */
 export class QueueTimeout extends Error {}
 
-type QueueingAgent = HttpAgent & { addRequest(req: ClientRequest, options: object): void };
+type QueueingAgent = HttpAgent & { addRequest(req: ClientRequest, options: object): void; requests: Record<string, ClientRequest[] | undefined> };
+/** How an agent hands a request its socket, or the error that stands for one (node's own Agent calls it so). */
+type WaitingRequest = ClientRequest & { onSocket(socket: null, err: Error): void };
 
 /**
  * A request the pool cannot serve at once (maxConnections busy) waits in the agent's queue, without limit in
  * node: slow uploads holding every connection would hold every later request too. One that waits longer than
- * `limit` is destroyed with a QueueTimeout (a 503 with Retry-After). Only queued requests get a timer.
+ * `limit` leaves the queue and fails with a QueueTimeout (a 503 with Retry-After), as a request whose
+ * connection could not be made fails. Only queued requests get a timer.
  */
 function boundQueue(agent: HttpAgent, limit: number): void {
   const queueing = agent as QueueingAgent;
@@ -86,9 +89,17 @@ function boundQueue(agent: HttpAgent, limit: number): void {
   queueing.addRequest = (req, options) => {
     add(req, options);
     // One queue per origin the agent serves (redirects aside, one); the request was queued if it is last in one.
-    for (const name in agent.requests) {
-      if (agent.requests[name]?.at(-1) !== req) continue;
-      const timer = setTimeout(() => req.destroy(new QueueTimeout(`no pooled connection became free within ${limit} ms`)), limit);
+    for (const name in queueing.requests) {
+      if (queueing.requests[name]?.at(-1) !== req) continue;
+      const timer = setTimeout(() => {
+        const queue = queueing.requests[name];
+        const at = queue?.indexOf(req) ?? -1;
+        // Destroying a queued request alone would report nothing until a connection came free.
+        if (at === -1) return;
+        queue!.splice(at, 1);
+        if (queue!.length === 0) delete queueing.requests[name];
+        (req as WaitingRequest).onSocket(null, new QueueTimeout(`no pooled connection became free within ${limit} ms`));
+      }, limit);
       const settle = (): void => clearTimeout(timer);
       req.once('socket', settle);
       req.once('close', settle);

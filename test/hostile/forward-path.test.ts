@@ -14,7 +14,7 @@ const DOT_SEGMENTS = [
   '%252e%252e', '%252e%252e%252f', '%25252e%25252e', // decoded twice (or three times)
   '%25c0%25ae%25c0%25ae', '%25e0%2580%25ae.', '%25c0%25af', // overlong UTF-8 (decoded twice: once they are not UTF-8, see below)
   '%25u002e%25u002e', // IIS %u escapes (likewise)
-  '%ef%bc%8e%ef%bc%8e', // fullwidth dots (NFKC)
+  '%ef%bc%8e%ef%bc%8e', '%E2%80%A4%E2%80%A4', '%25uFF0E%25uFF0E', '%ef%bc%8f', // fullwidth dots (NFKC), one dot leaders, IIS %u; a fullwidth slash
   '...', '..%20', '.%09', // trailing dots and blanks Windows trims
   '..%00', '..%2500', // NUL, where C-based servers stop reading
   '..%5c', '%5c..', 'a%5cb', '%255c', 'a\\b', '..%2f', 'a%2fb', // a backslash or slash inside the segment
@@ -29,6 +29,8 @@ test('forwardPath: every segment a common backend resolves as a dot segment (or 
       assert.equal(answer.status, 400, `${segment}: ${answer.head}\n${answer.body}`);
       assert.equal(JSON.parse(answer.body).detail, Errors.FORWARD_PATH_UNSAFE.message, segment);
     }
+    // Sent raw (UTF-8 bytes in the request line), fullwidth dots never get past node's parser.
+    for (const segment of ['\uff0e\uff0e', '\uff0f']) assert.equal((await rawGet(running.origin, `/api/v3/pet/${segment}`)).status, 400, segment);
     // Sent once-encoded, these are not UTF-8: the router already finds no operation for them.
     for (const segment of ['%c0%ae%c0%ae', '%c0%af', '%u002e%u002e']) {
       assert.equal((await rawGet(running.origin, `/api/v3/pet/${segment}`)).status, 404, segment);

@@ -2,8 +2,8 @@
 // one of its segments as `.` or `..` (and so reach another of its operations) or split it in two.
 import { Errors, svcError } from '../../errors.js';
 
-/** Paths with none of these characters have no segment a backend could read as a dot segment: the hot path. */
-const MAYBE_UNSAFE = /[.%;\\]/;
+/** Paths with none of these characters (dots, escapes, `;`, `\`, non-ASCII bytes) have no segment a backend could read as a dot segment: the hot path. */
+const MAYBE_UNSAFE = /[.%;\\\x80-\uffff]/;
 /** How many times a segment is percent-decoded at most (a proxy and an application each decoding once is the usual flaw). */
 const MAX_DECODINGS = 4;
 
@@ -18,29 +18,36 @@ export function forwardablePath(path: string): string {
  * A segment as each common backend may read it. Every percent-decoding of it (once, twice, ... as
  * double-decoding servers do, `%uXXXX` as IIS does) is looked at, each whole and cut at its first `;`
  * (Tomcat, Jetty and Spring drop path parameters — `..;jsessionid=x` — before resolving dot segments, some
- * before decoding and some after), `?` or `#` (`..%3f`: a server that decodes before it splits the target). Unsafe: any form that is only dots (with blanks Windows servers trim:
- * `..`, `.`, `...`, `.. `), holds a `/` or `\` (a segment split in two), or a NUL (where C-based servers
- * stop reading), or bytes an overlong UTF-8 decoder turns into one of these (`%c0%ae`, `%e0%80%ae`), or that
- * Unicode normalization (NFKC) turns into one (`%ef%bc%8e`, a fullwidth dot).
+ * before decoding and some after), `?` or `#` (`..%3f`: a server that decodes before it splits the target).
+ * Unsafe: any form that is only dots (with blanks Windows servers trim: `..`, `.`, `...`, `.. `), holds a
+ * `/` or `\` (a segment split in two) or a NUL (where C-based servers stop reading); or, read as UTF-8, has
+ * an overlong form (`%c0%ae`) or turns into one of these under Unicode normalization (NFKC: `．．`, fullwidth
+ * dots, sent raw or escaped).
  */
 export function isUnsafeSegment(segment: string): boolean {
   let text = segment;
   for (let round = 0; ; round++) {
-    if (resolvesAway(text)) return true;
+    if (resolvesAway(text) || (NON_ASCII.test(text) && resolvesAwayAsUnicode(Buffer.from(text, 'latin1')))) return true;
     if (!text.includes('%')) return false;
     // Still escaped after this many decodings: nothing legitimate is, so it is refused rather than guessed at.
     if (round === MAX_DECODINGS) return true;
     const bytes = percentDecodedBytes(text);
     if (bytes === undefined) return false;
-    // Read as UTF-8 and NFKC-normalized too, as Unicode-normalizing servers do (`%ef%bc%8e`, a fullwidth dot).
-    if (hasOverlongForm(bytes) || resolvesAway(bytes.toString('utf8').normalize('NFKC'))) return true;
     text = bytes.toString('latin1');
   }
 }
 
+/** The request target's bytes arrive as Latin-1 text: a character above 0x7F is a byte of some encoding. */
+const NON_ASCII = /[^\0-\x7f]/;
+
 /** One reading of a segment: a dot segment (whole or before its path parameters), or a segment split in two (or cut at a NUL). */
 function resolvesAway(text: string): boolean {
   return isDotLike(text) || isDotLike(pathParametersDropped(text)) || /[/\\\0]/.test(text);
+}
+
+/** The bytes read as UTF-8, as Unicode-normalizing (and overlong-tolerant) servers read them. */
+function resolvesAwayAsUnicode(bytes: Buffer): boolean {
+  return hasOverlongForm(bytes) || resolvesAway(bytes.toString('utf8').normalize('NFKC'));
 }
 
 /** The segment up to its path parameters (`;`), or up to a `?` or `#` a server that decodes first would cut at. */
@@ -61,9 +68,11 @@ function percentDecodedBytes(text: string): Buffer | undefined {
   let decoded = false;
   const latin1 = text.replace(ESCAPE, (_m, wide: string | undefined, byte: string | undefined) => {
     decoded = true;
-    // A %u escape above Latin-1 cannot spell a dot, slash or NUL: any non-ASCII stand-in keeps it harmless.
-    const code = parseInt(wide ?? byte!, 16);
-    return String.fromCharCode(code > 0xff ? 0xff : code);
+    if (byte !== undefined) return String.fromCharCode(parseInt(byte, 16));
+    // A %u escape names a code point: IIS maps look-alikes (U+FF0E fullwidth dot, U+2024) to ASCII much as
+    // NFKC does; anything that stays beyond Latin-1 becomes a stand-in that spells nothing.
+    const char = String.fromCharCode(parseInt(wide!, 16)).normalize('NFKC');
+    return /^[\0-\xff]+$/.test(char) ? char : '\xff';
   });
   return decoded ? Buffer.from(latin1, 'latin1') : undefined;
 }

@@ -1,5 +1,6 @@
 // What every `to: http(s)://` step of a facade shares: the global backend options, the trusted upstream
-// proxies, and one keep-alive connection pool per backend origin (and TLS settings), closed with the facade.
+// proxies, and one keep-alive connection pool per backend origin (and TLS settings), closed with the facade,
+// where a new connection waits at most connectTimeout and a request for a busy pool at most queueTimeout.
 import { Agent as HttpAgent, type ClientRequest } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { BlockList, isIP } from 'node:net';

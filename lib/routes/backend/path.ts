@@ -24,7 +24,7 @@ export function forwardablePath(path: string): string {
  * an overlong form (`%c0%ae`) or turns into one of these under Unicode normalization (NFKC: `．．`, fullwidth
  * dots, sent raw or escaped).
  */
-export function isUnsafeSegment(segment: string): boolean {
+function isUnsafeSegment(segment: string): boolean {
   let text = segment;
   for (let round = 0; ; round++) {
     if (resolvesAway(text) || (NON_ASCII.test(text) && resolvesAwayAsUnicode(Buffer.from(text, 'latin1')))) return true;

@@ -17,15 +17,20 @@ export interface Service {
   management: string | undefined;
 }
 
-/** Starts the Petstore facade (operations without a route echo) with these `svc.*` properties. */
-export async function startService(properties: Record<string, string | number>): Promise<Service> {
+/** Starts the CLI on the Petstore contract (operations without a route echo) with these `svc.*` properties. */
+export function startPetstoreCli(properties: Record<string, string | number>): StartedCli {
   if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: run `npm run build` first');
   const props = { 'svc.server.host': '127.0.0.1', 'svc.server.port': 0, ...properties };
   const dir = tempDir({
     'app.yaml': `- rest:\n    openApi:\n      specification: ${JSON.stringify(PETSTORE)}\n      missingOperation: ignore\n`,
     'app.properties': Object.entries(props).map(([k, v]) => `${k}=${v}\n`).join(''),
   });
-  const cli = startCli(process.execPath, [MAIN, join(dir, 'app.yaml'), join(dir, 'app.properties')], { cwd: dir, env: ENV });
+  return startCli(process.execPath, [MAIN, join(dir, 'app.yaml'), join(dir, 'app.properties')], { cwd: dir, env: ENV });
+}
+
+/** startPetstoreCli, once it listens. */
+export async function startService(properties: Record<string, string | number>): Promise<Service> {
+  const cli = startPetstoreCli(properties);
   const origin = await cli.listening();
   const port = /^health and metrics on http:\/\/127\.0\.0\.1:(\d+)$/m.exec(cli.output.stdout)?.[1];
   return { cli, pid: cli.child.pid!, origin, management: port === undefined ? undefined : `http://127.0.0.1:${port}` };

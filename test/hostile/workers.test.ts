@@ -3,9 +3,10 @@
 // does die is replaced while the primary and the other worker go on serving. Needs dist/ (`npm run build`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { rawRequest } from '../fixtures/http.js';
 import { firstBytes, rawSocket } from './raw-client.js';
-import { childPids, startService, stopService, until } from './cli-process.js';
+import { childPids, startPetstoreCli, startService, stopService, until } from './cli-process.js';
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const close = { headers: { connection: 'close' } };
@@ -74,5 +75,48 @@ test('workers=2: resets on the main and management ports kill no worker; a worke
     assert.equal(await stopService(service), 0);
   } finally {
     service.cli.child.kill('SIGKILL');
+  }
+});
+
+test('workers=2: workers that keep dying are replaced five times a minute, the sixth death stops the service with exit code 1', async () => {
+  const service = await startService({ 'svc.server.workers': 2, 'svc.observe.drainDelay': '0ms' });
+  try {
+    await until('two workers', () => childPids(service.pid).length === 2);
+    for (let death = 1; death <= 6; death++) {
+      const [victim] = childPids(service.pid);
+      process.kill(victim!, 'SIGKILL');
+      if (death === 6) break;
+      await until(`replacement ${death}`, () => {
+        const now = childPids(service.pid);
+        return now.length === 2 && !now.includes(victim!);
+      }, 15_000);
+      // The replacement (cluster worker id 2 + death) must have listened before it is killed in turn: one that
+      // dies before it listens is a startup failure. Each worker labels its metrics with its id.
+      await until(`replacement ${death} serving`, async () => {
+        const scrape = await rawRequest(service.origin, '/observe/metrics', close).catch(() => undefined);
+        return scrape?.body.includes(`worker="${2 + death}"`) === true;
+      }, 15_000);
+    }
+    assert.equal(await service.cli.exited, 1);
+    assert.equal(service.cli.output.stderr.match(/starting a replacement$/gm)?.length, 5, service.cli.output.stderr);
+    assert.match(service.cli.output.stderr, /^ERROR worker \d+ exited with signal SIGKILL, the 6th worker death within 60 s; stopping$/m);
+  } finally {
+    service.cli.child.kill('SIGKILL');
+  }
+});
+
+test('workers=2: a worker that dies before it listens (the port is taken) is a startup failure, not replaced: exit code 1', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (taken.address() as AddressInfo).port;
+    const cli = startPetstoreCli({ 'svc.server.workers': 2, 'svc.server.port': port });
+    const code = await Promise.race([cli.exited, delay(15_000).then(() => 'still running')]);
+    cli.child.kill('SIGKILL');
+    assert.equal(code, 1, cli.output.stderr);
+    assert.match(cli.output.stderr, new RegExp(`Cannot listen on 127\\.0\\.0\\.1:${port}: `));
+    assert.doesNotMatch(cli.output.stderr, /replacement/);
+  } finally {
+    taken.close();
   }
 });

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { SignJWT } from 'jose';
 import { PETSTORE, serve, type Running } from '../helpers.js';
 import { AUDIENCE, ISSUER, JwksServer, signingKey, sleep, token } from './tokens.js';
 
@@ -136,6 +137,25 @@ test('a JWKS server answering something else than a key set is unavailable too',
     assert.equal((await call(running, jwt)).status, 200);
   } finally {
     await running.close();
+    await jwks.down();
+  }
+});
+
+test('jwks-uri profile: an ES256 token without exp is refused unless require-exp is false; a numeric sub is refused either way', async () => {
+  const jwks = await new JwksServer([second.publicJwk]).up();
+  const strict = await facade(jwks);
+  const lenient = await facade(jwks, { 'require-exp': 'false' });
+  try {
+    const endless = await new SignJWT({ sub: 'carol' }).setProtectedHeader({ alg: 'ES256', kid: second.kid }).setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt().sign(second.privateKey);
+    const refused = await call(strict, endless);
+    assert.equal(refused.status, 401);
+    assert.equal(refused.challenge, 'Bearer error="invalid_token", error_description="The token has no expiry (exp claim); this issuer profile requires one."');
+    assert.deepEqual([(await call(lenient, endless)).status, (await call(lenient, endless)).body], [200, 'carol']);
+    const numeric = await token(second, { claims: { sub: 7 as unknown as string } });
+    for (const running of [strict, lenient]) assert.equal((await call(running, numeric)).challenge, 'Bearer error="invalid_token", error_description="The token subject (sub claim) is not a string."');
+  } finally {
+    await strict.close();
+    await lenient.close();
     await jwks.down();
   }
 });

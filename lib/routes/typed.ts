@@ -290,7 +290,12 @@ class RouteExchange {
     if (typeof body !== 'string' && !Buffer.isBuffer(body)) return body;
     const declared = this.mediaType;
     if (declared === undefined || !isJsonMediaType(declared)) return body;
-    return JSON.parse(typeof body === 'string' ? body : bodyText(body));
+    try {
+      return JSON.parse(typeof body === 'string' ? body : bodyText(body));
+    } catch {
+      // Validation parsed it already; only a body it let through some other way (no Content-Type) gets here.
+      throw svcError(Errors.INVALID_JSON);
+    }
   }
 }
 

@@ -60,6 +60,12 @@ test('a typed route reads parameters typed as the contract says and answers with
     assert.deepEqual(await added.json(), pet);
     assert.deepEqual(seen.body, pet, 'the JSON body is parsed (binding is off)');
 
+    // Without a Content-Type the body is the first declared media type's (JSON here), as validation read it.
+    const bare = await fetch(`${running.origin}/api/v3/pet`, { method: 'POST', body: new TextEncoder().encode(JSON.stringify(pet)) });
+    assert.equal(bare.status, 200);
+    assert.deepEqual(seen.body, pet);
+    await bare.arrayBuffer();
+
     await (await fetch(`${running.origin}/api/v3/pet/findByStatus`)).arrayBuffer();
     assert.equal(seen.status, 'available', 'an absent query parameter has its schema default');
     await (await fetch(`${running.origin}/api/v3/pet/findByStatus?status=sold`)).arrayBuffer();

@@ -2,14 +2,18 @@
 import type { Contract } from './load.js';
 import type { Operation } from './operations.js';
 
-export function compileQueryDefaults(op: Operation, contract: Contract): [string, unknown][] {
+/**
+ * `[name, default]` of the operation's query parameters that have one. Typed (validation on) they are the
+ * contract's values; otherwise scalars are text, as a query parameter the client sent would be.
+ */
+export function compileQueryDefaults(op: Operation, contract: Contract, typed = false): [string, unknown][] {
   const out: [string, unknown][] = [];
   for (const p of op.parameters) {
     if (p.in !== 'query' || p.schema === undefined) continue;
     const schema = contract.refs.deref<Record<string, unknown> | null>(p.schema, p.uri).value;
     if (schema && typeof schema === 'object' && schema.default !== undefined) {
       const d = schema.default;
-      out.push([p.name, d !== null && typeof d === 'object' ? d : String(d)]);
+      out.push([p.name, typed || (d !== null && typeof d === 'object') ? d : String(d)]);
     }
   }
   return out;

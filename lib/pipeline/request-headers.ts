@@ -11,7 +11,10 @@ import { HeaderNames, isInternalName, NEEDS_FILL, type Headers, type LazyRequest
 import { Unreadable } from '../validation/parameters.js';
 import type { PosingQueryNames } from '../validation/query-names.js';
 import type { OperationQuerystring } from '../validation/querystring.js';
+import type { ParameterValues, RequestFacts } from './stages.js';
 
+/** Cookie parameters are no exchange headers (the Cookie field carries them), so they are not typed there. */
+const TYPED_LOCATIONS = ['path', 'query', 'header'] as const;
 const METHOD = HeaderNames.METHOD.toLowerCase();
 const PATH = HeaderNames.PATH.toLowerCase();
 const URI = HeaderNames.URI.toLowerCase();
@@ -36,6 +39,8 @@ export class RequestHeaders implements LazyRequestHeaders {
     private readonly querystringValue?: unknown,
     /** Names posing as a declared parameter (`Status`, `status[]`): validation refuses them; without it they are dropped here. */
     private readonly posing?: PosingQueryNames,
+    /** What validation read (undefined without it): the parameters it typed. */
+    private readonly facts?: RequestFacts,
   ) {}
 
   get incoming(): Readonly<Record<string, unknown>> {
@@ -53,6 +58,8 @@ export class RequestHeaders implements LazyRequestHeaders {
       const prev = headers.get(k);
       headers.setIncoming(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
     }
+    const typed = this.facts?.parameters;
+    if (typed !== undefined) this.fillTyped(headers, typeof typed === 'function' ? typed(this.facts!) : typed);
     for (const [name, value] of this.queryDefaults) if (!headers.has(name)) headers.setIncoming(name, value);
     // After the query: a query parameter cannot replace the request id or the trace context.
     tagExchange(this.req, this.res, headers);
@@ -73,6 +80,21 @@ export class RequestHeaders implements LazyRequestHeaders {
     // or a query parameter's contract default when the field is absent.
     if (!REQUEST_FIELDS.has(key) || TAGGED_NAMES.has(key) || hasDefault(this.queryDefaults, key)) return NEEDS_FILL;
     return Object.hasOwn(this.req.headers, key) ? this.req.headers[key] : undefined;
+  }
+
+  /**
+   * Path, query and header parameters validation typed (integers, booleans, arrays, objects) as those
+   * values; text stays as received. Forwarding still sends the text (Headers.setTyped). Under the same
+   * guards as the text: no internal name, request field, or query name posing as a path parameter.
+   */
+  private fillTyped(headers: Headers, values: ParameterValues): void {
+    for (const where of TYPED_LOCATIONS) {
+      for (const [name, value] of Object.entries(values[where])) {
+        if (typeof value === 'string' || value === undefined || isInternalName(name) || isRequestField(name)) continue;
+        if (where === 'query' && (isPathParameter(this.names, name) || this.querystring?.name === name)) continue;
+        headers.setTyped(name, value);
+      }
+    }
   }
 
   private fillQuerystring(headers: Headers, { name, read }: OperationQuerystring): void {

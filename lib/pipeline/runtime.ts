@@ -29,7 +29,8 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const maxBodySize = ctx.serverOptions.maxBodySize;
   const sharedProperties = { [PropertyNames.OPENAPI]: ctx.contract.doc, [PropertyNames.OPERATION_ID]: op.id };
   const prefixLength = ctx.basePath === '/' ? 0 : ctx.basePath.length;
-  const queryDefaults = compileQueryDefaults(op, ctx.contract);
+  // Validation (the check stage) types parameters, defaults included; without it they stay text.
+  const queryDefaults = compileQueryDefaults(op, ctx.contract, stages.check !== undefined);
   const querystring = operationQuerystring(op, ctx.contract.refs);
   const posing = PosingQueryNames.of(op.parameters);
   const { authenticate, check, decode, invoke, serialize, checkResponse } = stages;
@@ -118,7 +119,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
         facts = { req, path, query, queryPairs: queryPairs!, pathParams, raw, querystring: querystring?.read(query), streamed: items };
         if (check !== undefined) check(facts);
       }
-      ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring, posing)), undefined, req, sharedProperties);
+      ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring, posing, facts)), undefined, req, sharedProperties);
       if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);
       else if (streamsBody) ex.message.body = hasBody(req) ? req : undefined;

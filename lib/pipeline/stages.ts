@@ -42,11 +42,20 @@ export interface RequestFacts {
   raw: Buffer | undefined;
   /** The value of the operation's `in: querystring` parameter (OpenAPI 3.2), read once; undefined without one. */
   querystring?: unknown;
+  /**
+   * The parameters as validation typed them, by location; or, when validation knew them valid from their
+   * text alone, the operation's reader that types them (called only if a route reads its headers).
+   * Undefined without validation.
+   */
+  parameters?: ParameterValues | ((facts: RequestFacts) => ParameterValues);
   /** The parsed body, set by the first stage that parses it (validation), so later stages need not parse again. */
   body?: unknown;
   /** The body is a sequence the route reads item by item as it arrives (lib/streams/): checked then, not before. */
   streamed?: boolean;
 }
+
+/** Parameter values typed by their schemas, by location and name (an `in: querystring` parameter is under query). */
+export type ParameterValues = Record<'path' | 'query' | 'header' | 'cookie', Record<string, unknown>>;
 
 /**
  * Admits or refuses a request from its head alone, before the body is read (bearer tokens, SPEC §11). It

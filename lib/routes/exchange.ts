@@ -12,6 +12,12 @@ export class Headers {
   private overlay = new Map<string, unknown>();
   private written: string[] | undefined;
   private pending: LazyRequestHeaders | undefined;
+  /**
+   * Request values as validation typed them (parameters the contract says are integers, booleans, arrays,
+   * objects): what `get` and `toObject` answer until something writes the name. `forEach` (what is forwarded
+   * to a backend) still visits the text as received.
+   */
+  private typed: Map<string, unknown> | undefined;
 
   constructor(incoming?: Readonly<Record<string, unknown>>) {
     this.incoming = incoming ?? NO_HEADERS;
@@ -35,6 +41,7 @@ export class Headers {
 
   get(name: string): unknown {
     const key = name.toLowerCase();
+    if (this.typed !== undefined && this.typed.has(key)) return this.typed.get(key);
     const own = this.overlay.get(key);
     if (own !== undefined || this.overlay.has(key)) return own;
     if (this.pending !== undefined && (!isInternalName(key) || REQUEST_NAMES.has(key))) {
@@ -57,7 +64,10 @@ export class Headers {
     this.overlay = new Map();
     this.incoming = source.incoming;
     source.fill(this);
-    for (const [key, value] of written) this.overlay.set(key, value);
+    for (const [key, value] of written) {
+      this.typed?.delete(key);
+      this.overlay.set(key, value);
+    }
     return this;
   }
 
@@ -72,6 +82,7 @@ export class Headers {
 
   set(name: string, value: unknown): void {
     const key = name.toLowerCase();
+    this.typed?.delete(key);
     this.overlay.set(key, value);
     if (this.written === undefined) this.written = [key];
     else if (!this.written.includes(key)) this.written.push(key);
@@ -80,12 +91,21 @@ export class Headers {
   /** Sets a header that arrived with the request (not sent back). */
   setIncoming(name: string, value: unknown): void {
     if (this.pending !== undefined) this.fill();
-    this.overlay.set(name.toLowerCase(), value);
+    const key = name.toLowerCase();
+    this.typed?.delete(key);
+    this.overlay.set(key, value);
+  }
+
+  /** Sets the typed value of a request value (see `typed`); the text as received stays what is forwarded. */
+  setTyped(name: string, value: unknown): void {
+    if (this.pending !== undefined) this.fill();
+    (this.typed ??= new Map()).set(name.toLowerCase(), value);
   }
 
   delete(name: string): void {
     if (this.pending !== undefined) this.fill();
     const key = name.toLowerCase();
+    this.typed?.delete(key);
     this.overlay.set(key, undefined);
     if (this.written !== undefined) this.written = this.written.filter((k) => k !== key);
   }
@@ -99,10 +119,14 @@ export class Headers {
       if (value === undefined) delete out[key];
       else setOwn(out, key, value);
     }
+    if (this.typed !== undefined) for (const [key, value] of this.typed) setOwn(out, key, value);
     return out;
   }
 
-  /** Visits what toObject() would hold (names lower-cased) without building it: the forwarding hot path. */
+  /**
+   * Visits what toObject() would hold (names lower-cased) without building it, request values as the text
+   * received rather than typed: the forwarding hot path.
+   */
   forEach(visit: (value: unknown, name: string) => void): void {
     if (this.pending !== undefined) this.fill();
     const { incoming, overlay } = this;

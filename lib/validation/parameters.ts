@@ -15,7 +15,7 @@
 //   matrix          true     ;id=3;id=4;id=5               ;R=100;G=200
 import type { Operation, Parameter } from '../contract/operations.js';
 import type { RefResolver } from '../contract/refs.js';
-import type { RequestFacts } from '../pipeline/stages.js';
+import type { ParameterValues, RequestFacts } from '../pipeline/stages.js';
 import { isJsonMediaType } from '../http/negotiation.js';
 import type { Pairs } from '../http/query.js';
 import { percentDecoded } from '../http/percent.js';
@@ -187,32 +187,25 @@ export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, r
   };
 
   const certainlyValid = compileSimpleParameterCheck(params);
+
+  // Known valid from their text alone: typed only if a route reads its headers.
+  const readValid = (facts: RequestFacts): ParameterValues => readValues((compiled ??= compile()).readers, facts, undefined);
   const posing = PosingQueryNames.of(op.parameters);
 
   return (facts, out) => {
     // Refused even when every declared value is fine: `?status=sold&Status=evil` would hand on `evil` unchecked.
     if (posing !== undefined) posing.report(facts.queryPairs, out);
-    if (certainlyValid?.(facts) === true) return;
-    compiled ??= compile();
-    const values: Record<string, Record<string, unknown>> = { path: {}, query: {}, header: {}, cookie: {} };
-    const sources = new Sources(facts);
-    for (const { param, read } of compiled.readers) {
-      const value = read(facts, sources);
-      const where = locationOf(param);
-      if (value === undefined) {
-        if (param.required) {
-          const kind = where === 'query' ? 'query-missing' : where === 'header' ? 'header-missing' : 'schema';
-          out.add(kind, where, param.name, '', 'is required');
-        }
-        continue;
-      }
-      if (value instanceof Unreadable) out.add('schema', where, param.name, '', value.message);
-      else setOwn(values[where]!, param.name, value);
+    if (certainlyValid?.(facts) === true) {
+      facts.parameters = readValid;
+      return;
     }
+    compiled ??= compile();
+    const values = readValues(compiled.readers, facts, out);
     const errors = compiled.check?.(values);
     if (errors) {
       out.addSchemaErrors(errors, ([where = 'query', name = '', ...rest]) => ({ in: where as Location, name, pointer: pointerOf(rest) }));
     }
+    facts.parameters = values;
   };
 }
 
@@ -268,17 +261,31 @@ function readerFor(param: Parameter, params: readonly Parameter[], refs: RefReso
  * checking (typed routes, lib/routes/typed.ts, show them to a route after the check passed). An absent or
  * unreadable value is left out.
  */
-export function compileParameterValues(op: Operation, refs: RefResolver): (facts: RequestFacts) => Record<Location, Record<string, unknown>> {
+export function compileParameterValues(op: Operation, refs: RefResolver): (facts: RequestFacts) => ParameterValues {
   const params = op.parameters.filter((p) => !(p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())));
   let readers: Reader[] | undefined;
-  return (facts) => {
-    readers ??= params.map((p) => readerFor(p, params, refs));
-    const values: Record<Location, Record<string, unknown>> = { path: {}, query: {}, header: {}, cookie: {} };
-    const sources = new Sources(facts);
-    for (const { param, read } of readers) {
-      const value = read(facts, sources);
-      if (value !== undefined && !(value instanceof Unreadable)) setOwn(values[locationOf(param)], param.name, value);
+  return (facts) => readValues((readers ??= params.map((p) => readerFor(p, params, refs))), facts, undefined);
+}
+
+/**
+ * The values the readers type from a request; an absent or unreadable value is left out. With `out`, a
+ * missing required value and an unreadable one are told to it.
+ */
+function readValues(readers: readonly Reader[], facts: RequestFacts, out: Violations | undefined): ParameterValues {
+  const values: ParameterValues = { path: {}, query: {}, header: {}, cookie: {} };
+  const sources = new Sources(facts);
+  for (const { param, read } of readers) {
+    const value = read(facts, sources);
+    const where = locationOf(param);
+    if (value === undefined) {
+      if (param.required && out !== undefined) {
+        const kind = where === 'query' ? 'query-missing' : where === 'header' ? 'header-missing' : 'schema';
+        out.add(kind, where, param.name, '', 'is required');
+      }
+      continue;
     }
-    return values;
-  };
+    if (value instanceof Unreadable) out?.add('schema', where, param.name, '', value.message);
+    else setOwn(values[where], param.name, value);
+  }
+  return values;
 }

@@ -80,7 +80,7 @@ test('a missing required query parameter is reported as before', async () => {
   assert.deepEqual(answer.body.errors.map((e: { in: string; name: string }) => `${e.in}:${e.name}`), ['query:q']);
 });
 
-test('the route sees path, query and SvcHttp* headers', async () => {
+test('the route sees path, query and SvcHttp* headers, typed as the contract says (integers as numbers)', async () => {
   const answer = await call(simple, 'GET', '/items/7?q=a&page=12');
-  assert.deepEqual(answer.body, { id: '7', q: 'a', page: '12', method: 'GET', query: 'q=a&page=12' });
+  assert.deepEqual(answer.body, { id: 7, q: 'a', page: 12, method: 'GET', query: 'q=a&page=12' });
 });

@@ -74,6 +74,9 @@ export interface ReplyInit {
 
 /** An answer with a status, made by `ex.reply()`. */
 export class Reply {
+  /** Makes the type nominal: a look-alike object is no Reply (it would be sent as a body). */
+  private declare readonly made: true;
+
   /** @internal */
   constructor(
     readonly status: number,

@@ -137,7 +137,7 @@ export class SchemaPrinter {
     const properties = s.properties !== null && typeof s.properties === 'object' ? (s.properties as Record<string, unknown>) : {};
     const required = new Set(Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === 'string') : []);
     const inner = `${indent}  `;
-    const lines = Object.entries(properties).map(([name, sub]) => `${describe(sub, inner)}${inner}${propertyKey(name)}${required.has(name) ? '' : '?'}: ${this.type(sub, uri, inner)};`);
+    const lines = Object.entries(properties).map(([name, sub]) => `${describe(sub, inner)}${inner}${propertyKey(name)}${required.has(name) && !this.oneWay(sub, uri) ? '' : '?'}: ${this.type(sub, uri, inner)};`);
     // Required names without a declared property are still there, of any type.
     for (const name of required) if (!Object.hasOwn(properties, name)) lines.push(`${inner}${propertyKey(name)}: unknown;`);
     const extra = s.additionalProperties ?? (this.version === '3.0' ? undefined : s.unevaluatedProperties);
@@ -148,6 +148,17 @@ export class SchemaPrinter {
     if (declared === undefined) return index ?? '{ [key: string]: never }';
     // An intersection, not one literal: the declared properties need not fit the index signature's type.
     return index === undefined ? declared : `${declared} & ${index}`;
+  }
+
+  /**
+   * A `readOnly` or `writeOnly` property is not required in requests or in responses respectively (as
+   * validation checks them): one type serves both directions, so it is optional in both rather than claimed
+   * present where it may be absent.
+   */
+  private oneWay(schema: unknown, uri: string): boolean {
+    const flagged = (s: unknown): boolean => s !== null && typeof s === 'object' && ((s as Record<string, unknown>).readOnly === true || (s as Record<string, unknown>).writeOnly === true);
+    if (flagged(schema)) return true;
+    return isRef(schema) && flagged(this.refs.deref(schema, uri).value);
   }
 
   private freeName(hint: string): string {

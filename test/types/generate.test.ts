@@ -54,8 +54,10 @@ const CONTRACT_31 = {
     schemas: {
       'tree-node': {
         type: 'object',
-        required: ['name', 'kind'],
+        required: ['name', 'kind', 'id', 'secret'],
         properties: {
+          id: { type: 'integer', readOnly: true },
+          secret: { $ref: '#/components/schemas/Secret' },
           name: { type: ['string', 'null'], description: 'the name */ with a comment end' },
           kind: { const: 'node' },
           children: { type: 'array', items: { $ref: '#/components/schemas/tree-node' } },
@@ -66,6 +68,7 @@ const CONTRACT_31 = {
         },
         additionalProperties: false,
       },
+      Secret: { type: 'string', writeOnly: true },
       Problem: { type: 'object', properties: { title: { type: 'string' }, status: { type: 'integer' } } },
       string: { oneOf: [{ type: 'string' }, { type: 'number' }] },
     },
@@ -80,6 +83,9 @@ test('generateTypes: schemas, parameters by location and bodies by media type, a
   assert.match(module, /^ {2}children\?: TreeNode\[\];$/m);
   assert.match(module, /^export type StringSchema = string \| number;$/m);
   assert.match(module, /^ {2}name: string \| null;$/m);
+  // Required but readOnly (absent from requests) or writeOnly (from responses): optional, as validation has it.
+  assert.match(module, /^ {2}id\?: number;$/m);
+  assert.match(module, /^ {2}secret\?: Secret;$/m);
   assert.match(module, /^ {2}\/\*\* the name \*\\\/ with a comment end \*\/$/m);
   assert.match(module, /^ {2}kind: "node";$/m);
   assert.match(module, /^ {2}pair\?: \[number, boolean\];$/m);

@@ -3,7 +3,7 @@
 // binding), its answers reach the client with their statuses, and startup refuses what the types cannot hold.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createFacade, defineRoutes, type TypedRoutes } from '../../lib/index.js';
+import { createFacade, defineRoutes, RouteBuilder, type TypedRoutes } from '../../lib/index.js';
 import { generateTypes } from '../../lib/types/generate.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -121,6 +121,32 @@ test('under bindingMode json with classes, a typed route gets the class instance
   } finally {
     await running.close();
   }
+});
+
+test('a RouteBuilder takes a typed route as the one step of its operation\'s route', async () => {
+  class TypedPetRoutes extends RouteBuilder {
+    override configure(): void {
+      this.restConfiguration().clientRequestValidation(true);
+      this.rest().openApi().specification(PETSTORE).missingOperation('ignore');
+      this.from('direct:getPetById').process(routes.getPetById!);
+    }
+  }
+  const running = await serve(TypedPetRoutes, { env: {} });
+  try {
+    const res = await fetch(`${running.origin}/api/v3/pet/12`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { id: 12, name: 'Rex', photoUrls: [] });
+  } finally {
+    await running.close();
+  }
+  class Mixed extends RouteBuilder {
+    override configure(): void {
+      this.restConfiguration().clientRequestValidation(true);
+      this.rest().openApi().specification(PETSTORE).missingOperation('ignore');
+      this.from('direct:getPetById').log('first').process(routes.getPetById!);
+    }
+  }
+  await assert.rejects(createFacade(Mixed, { env: {} }), /The typed route for operation getPetById \(defineRoutes\) is used as a step of direct:getPetById \(fluent\)/);
 });
 
 test('startup refuses typed routes without request validation, under another name, or for no operation', async () => {

@@ -32,7 +32,6 @@ export const Errors = {
   REQUEST_TIMEOUT: def('SVC_REQUEST_TIMEOUT', 408, 'The request was not received within the time limit.'),
   HEADERS_TOO_LARGE: def('SVC_HEADERS_TOO_LARGE', 431, 'The request headers are too large.'),
   MALFORMED_REQUEST: def('SVC_MALFORMED_REQUEST', 400, 'The request is not valid HTTP.'),
-  UPGRADE_REFUSED: def('SVC_UPGRADE_REFUSED', 400, 'Protocol upgrades are not supported: send the request without Connection: upgrade.'),
   UNSUPPORTED_MEDIA_TYPE: def('SVC_UNSUPPORTED_MEDIA_TYPE', 415, 'The content type %s is not declared for this operation.'),
   NOT_ACCEPTABLE: def('SVC_NOT_ACCEPTABLE', 406, 'None of the declared response media types satisfies the Accept header.'),
   MOCK_NOT_ENCODABLE: def('SVC_MOCK_NOT_ENCODABLE', 406, 'The mock cannot write its answer in any media type the Accept header allows (%s): ask for JSON, XML or YAML.'),

@@ -8,6 +8,13 @@ import type { ServerOptions } from '../config/model.js';
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 export function createHttpServer(listener: RequestListener, options: ServerOptions): Server {
+  // No protocol upgrade is offered, so there is no 'upgrade' listener: node then serves an upgrade request
+  // (WebSocket, or the h2c upgrade that curl --http2 and Java's HttpClient attempt on http://) as a plain
+  // one, as RFC 9110 §7.8 allows. But its parser stops after that request and drops, unanswered, what the
+  // client pipelined behind it in the same packet, while it parses later packets again: the client and the
+  // facade would no longer agree on which answer belongs to which request. So the connection closes after
+  // that answer, and nothing that arrives behind the request is served (RFC 9112 §9.6).
+  const upgradeAsked = new WeakSet<object>();
   const server = createServer(
     {
       requestTimeout: options.requestTimeout,
@@ -15,7 +22,14 @@ export function createHttpServer(listener: RequestListener, options: ServerOptio
       keepAliveTimeout: options.keepAliveTimeout,
       connectionsCheckingInterval: checkingInterval(options),
     },
-    listener,
+    (req, res) => {
+      if (upgradeAsked.has(req.socket)) return; // left unanswered: the connection closes after the previous answer
+      if (req.headers.upgrade !== undefined && asksForUpgrade(req.headers.connection)) {
+        upgradeAsked.add(req.socket);
+        res.setHeader('connection', 'close');
+      }
+      listener(req, res);
+    },
   );
   // Errors node finds before a request exists (a malformed request, a slow one, oversized headers) get the
   // status node itself would send, as a problem body, and the socket is closed, never an exception.
@@ -26,11 +40,7 @@ export function createHttpServer(listener: RequestListener, options: ServerOptio
     answerAndClose(socket, CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED);
   });
   // CONNECT (tunnelling) never reaches request listeners; without this node would just drop the socket.
-  server.on('connect', (_req, socket: Duplex) => refuseTakenOver(socket, CONNECT_REFUSED));
-  // Without an 'upgrade' listener node serves an upgrade request as a plain one but drops, unanswered, what
-  // the client pipelined behind it in the same packet: a front proxy would pair later answers with the wrong
-  // requests. No upgrade is offered, so the request is refused and the connection closed.
-  server.on('upgrade', (_req, socket: Duplex) => refuseTakenOver(socket, UPGRADE_REFUSED));
+  server.on('connect', (_req, socket: Duplex) => refuseTunnel(socket, CONNECT_REFUSED));
   return server;
 }
 
@@ -63,12 +73,17 @@ function answerAndClose(socket: Duplex, answer: Buffer): void {
   socket.end(answer);
 }
 
+/** Whether a Connection field lists the `upgrade` option (what makes node's parser stop after the request). */
+function asksForUpgrade(connection: string | undefined): boolean {
+  return connection !== undefined && connection.split(',').some((option) => option.trim().toLowerCase() === 'upgrade');
+}
+
 /**
- * Refuses a socket node handed over with the `connect` or `upgrade` event. Node has taken its own error
- * listener off such a socket: without one, a client resetting it is an uncaught exception that ends the
- * process. The socket comes paused: what the client still sends is read and dropped, so its close is seen.
+ * Refuses a socket node handed over with the `connect` event. Node has taken its own error listener off
+ * such a socket: without one, a client resetting it is an uncaught exception that ends the process. The
+ * socket comes paused: what the client still sends is read and dropped, so that its close is seen.
  */
-function refuseTakenOver(socket: Duplex, answer: Buffer): void {
+function refuseTunnel(socket: Duplex, answer: Buffer): void {
   socket.on('error', ignore);
   if (!socket.writable) return void socket.destroy();
   answerAndClose(socket, answer);
@@ -77,7 +92,6 @@ function refuseTakenOver(socket: Duplex, answer: Buffer): void {
 
 const MALFORMED = rawProblem(Errors.MALFORMED_REQUEST);
 const CONNECT_REFUSED = rawProblem(Errors.METHOD_NOT_ALLOWED);
-const UPGRADE_REFUSED = rawProblem(Errors.UPGRADE_REFUSED);
 const CLIENT_ERRORS: Record<string, Buffer> = {
   ERR_HTTP_REQUEST_TIMEOUT: rawProblem(Errors.REQUEST_TIMEOUT),
   HPE_HEADER_OVERFLOW: rawProblem(Errors.HEADERS_TOO_LARGE),

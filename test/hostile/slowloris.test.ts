@@ -22,7 +22,7 @@ const ATTACKS: { name: string; first?: string; trickle?: string }[] = [
   { name: 'gets a 431 and never reads', first: `GET /api/v3/user/logout HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n` },
   { name: 'gets a 400 and never reads', first: 'NOT HTTP AT ALL\r\n\r\n' },
   { name: 'gets a 405 for CONNECT and never reads', first: 'CONNECT a:1 HTTP/1.1\r\nHost: a:1\r\n\r\n' },
-  { name: 'gets a 400 for Upgrade and never reads', first: 'GET /api/v3/user/logout HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n' },
+  { name: 'asks for an Upgrade (answered, then closed) and never reads', first: 'GET /api/v3/user/logout HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n' },
 ];
 
 const CLIENTS_PER_ATTACK = 5;

@@ -3,8 +3,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { compileQueryDefaults } from '../contract/defaults.js';
 import type { Operation } from '../contract/operations.js';
-import { Errors, SvcError, type ErrorDef } from '../errors.js';
+import { Errors, SvcError, svcError, type ErrorDef } from '../errors.js';
 import { hasBody, readBody } from '../http/body.js';
+import { bodyReadEarlier } from '../http/parsed-body.js';
 import { takeAuthorization } from '../http/credentials.js';
 import { sendError, sendProblem } from '../http/problem.js';
 import { parseQuery } from '../http/query.js';
@@ -122,7 +123,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring, posing, facts)), undefined, req, sharedProperties);
       if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);
-      else if (streamsBody) ex.message.body = hasBody(req) ? req : undefined;
+      else if (streamsBody && raw === undefined) ex.message.body = hasBody(req) ? req : undefined;
       else ex.message.body = rawBodyValue(raw, req.headers['content-type']);
       if (items) ex.message.body = itemRequests.open(req, ex);
       const pending = invoke(ex);
@@ -140,7 +141,21 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     respond(res, ex, facts);
   };
 
+  // Said once per operation: the mount is wrong for every request, and each one is answered at once.
+  let mountLogged = false;
   const receive = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, token: unknown): void => {
+    // Embedded behind a body parser the stream has ended: reading it would wait forever.
+    const earlier = hasBody(req) ? bodyReadEarlier(req) : undefined;
+    if (earlier !== undefined) {
+      if ('unusable' in earlier) {
+        if (!mountLogged) logger.error(svcError(Errors.BODY_READ_EARLIER_LOG, `${op.method} ${op.path} (direct:${op.id})`, earlier.unusable).message, { requestId: requestIdOf(res) });
+        mountLogged = true;
+        return refuse(req, res, svcError(Errors.BODY_READ_EARLIER));
+      }
+      if (earlier.bytes.length > maxBodySize) return fail(res, svcError(Errors.BODY_TOO_LARGE, maxBodySize));
+      if (observer !== undefined) observer.received(earlier.bytes.length);
+      return run(req, res, params, names, path, query, earlier.bytes, token);
+    }
     if (streamsBody || !hasBody(req) || itemRequests?.accepts!(req) === true) return run(req, res, params, names, path, query, undefined, token);
     readBody(req, maxBodySize, (err, raw) => {
       if (err !== undefined) return fail(res, err);

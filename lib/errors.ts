@@ -29,6 +29,10 @@ export const Errors = {
   BODY_TOO_LARGE: def('SVC_BODY_TOO_LARGE', 413, 'The request body exceeds the limit of %s bytes.'),
   ITEM_TOO_LARGE: def('SVC_ITEM_TOO_LARGE', 413, 'Item %s of the request body exceeds the limit of %s bytes for one item.'),
   BODY_ABORTED: def('SVC_BODY_ABORTED', 400, 'The request body could not be read.'),
+  // Embedding behind a body parser (lib/http/parsed-body.ts): the client is told the service failed; the log
+  // line (BODY_READ_EARLIER_LOG) tells the operator why and how to mount the facade.
+  BODY_READ_EARLIER: def('SVC_BODY_READ_EARLIER', 500, 'The request body was read before the facade got it, and what was left cannot stand for it.'),
+  BODY_READ_EARLIER_LOG: def('SVC_BODY_READ_EARLIER', 500, '%s: the request body was read by a middleware before the facade (e.g. express.json(), urlencoded(), raw(), text()), and cannot be used: %s. Mount the facade (facade.middleware or facade.handler) before the body parsers, or on a router without them; or keep the bytes with a verify hook (verify: (req, res, buf) => { req.rawBody = buf }).'),
   REQUEST_TIMEOUT: def('SVC_REQUEST_TIMEOUT', 408, 'The request was not received within the time limit.'),
   HEADERS_TOO_LARGE: def('SVC_HEADERS_TOO_LARGE', 431, 'The request headers are too large.'),
   MALFORMED_REQUEST: def('SVC_MALFORMED_REQUEST', 400, 'The request is not valid HTTP.'),

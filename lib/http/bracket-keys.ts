@@ -31,6 +31,11 @@ export class FormLimitError extends Error {
   ) {
     super(message);
   }
+
+  /** The message naming the field, for a value reported as a whole (a query parameter). */
+  get detail(): string {
+    return this.field === '' ? this.message : `field ${this.field} ${this.message}`;
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import { bodyText } from '../http/body.js';
 import { FormLimitError, nestPairs } from '../http/bracket-keys.js';
 import { essence, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import { setOwn } from '../objects.js';
-import { MISFIT, shapeOf, type ValueShape } from './coerce.js';
+import { shapeOf, typedNested, type ValueShape } from './coerce.js';
 import { boundaryOf, MultipartError, parseMultipart, type Part } from './multipart.js';
 import { parseQuery, type Pairs } from '../http/query.js';
 import { fromPairs } from './parameters.js';
@@ -191,28 +191,8 @@ export function formObject(pairs: Pairs, shape: ValueShape, encoding: Encoding, 
   for (const [name, value] of Object.entries(nested)) {
     if (Object.hasOwn(out, name) || taken.has(name)) continue;
     const prop = shape.property(name);
-    setOwn(out, name, multipart && prop.kind === 'object' && typeof value === 'string' ? jsonOrText(value) : typedForm(value, prop));
+    setOwn(out, name, multipart && prop.kind === 'object' && typeof value === 'string' ? jsonOrText(value) : typedNested(value, prop));
   }
-  return out;
-}
-
-/**
- * A nested form value typed by its schema: strings become numbers and booleans where the schema says so;
- * one plain value where an array is expected is that array's one item (`expand=a`), unless a scalar branch
- * takes it (`tax_rates=` for `anyOf: [{type: array}, {type: string, enum: ['']}]`).
- */
-function typedForm(value: unknown, shape: ValueShape): unknown {
-  if (typeof value === 'string') {
-    if (shape.kind !== 'array') return shape.scalar(value);
-    const scalar = shape.fit(value);
-    return scalar !== MISFIT ? scalar : [shape.item().scalar(value)];
-  }
-  if (Array.isArray(value)) {
-    const item = shape.kind === 'array' ? shape.item() : shape;
-    return value.map((v) => typedForm(v, item));
-  }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) setOwn(out, k, typedForm(v, shape.property(k)));
   return out;
 }
 

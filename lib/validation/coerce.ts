@@ -2,6 +2,7 @@
 // validation: "12" becomes 12 for an integer, "true" true for a boolean. The structure (array, object)
 // comes from the parameter style; this file only says what shape a schema expects and how scalars coerce.
 import type { Located, RefResolver } from '../contract/refs.js';
+import { setOwn } from '../objects.js';
 
 export interface ValueShape {
   readonly kind: 'primitive' | 'array' | 'object';
@@ -207,3 +208,23 @@ function branchFit(branches: readonly Located[], refs: RefResolver): (value: str
 }
 
 let branchDepth = 0;
+
+/**
+ * A nested value (form fields, deepObject parameters: lib/http/bracket-keys.ts) typed by its schema: strings become numbers and booleans where the schema says so;
+ * one plain value where an array is expected is that array's one item (`expand=a`), unless a scalar branch
+ * takes it (`tax_rates=` for `anyOf: [{type: array}, {type: string, enum: ['']}]`).
+ */
+export function typedNested(value: unknown, shape: ValueShape): unknown {
+  if (typeof value === 'string') {
+    if (shape.kind !== 'array') return shape.scalar(value);
+    const scalar = shape.fit(value);
+    return scalar !== MISFIT ? scalar : [shape.item().scalar(value)];
+  }
+  if (Array.isArray(value)) {
+    const item = shape.kind === 'array' ? shape.item() : shape;
+    return value.map((v) => typedNested(v, item));
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) setOwn(out, k, typedNested(v, shape.property(k)));
+  return out;
+}

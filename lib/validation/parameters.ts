@@ -20,7 +20,8 @@ import { isJsonMediaType } from '../http/negotiation.js';
 import type { Pairs } from '../http/query.js';
 import { percentDecoded } from '../http/percent.js';
 import { setOwn } from '../objects.js';
-import { shapeOf, type ValueShape } from './coerce.js';
+import { shapeOf, typedNested, type ValueShape } from './coerce.js';
+import { FormLimitError, nestPairs } from '../http/bracket-keys.js';
 import { compileSimpleParameterCheck } from './simple-parameters.js';
 import { PosingQueryNames } from './query-names.js';
 import type { SchemaCheck, SchemaCompiler } from './schemas.js';
@@ -45,12 +46,24 @@ const DELIMITERS: Record<string, string> = { form: ',', spaceDelimited: ' ', pip
  * `others` are names that belong to something else (other parameters), for exploded free-form objects.
  */
 export function fromPairs(pairs: Pairs, name: string, style: string, explode: boolean, shape: ValueShape, others: ReadonlySet<string>): unknown {
-  if (shape.kind === 'object') {
-    if (style === 'deepObject') {
-      const prefix = `${name}[`;
-      const entries = pairs.filter(([k]) => k.startsWith(prefix) && k.endsWith(']')).map(([k, v]) => [k.slice(prefix.length, -1), v] as const);
-      return entries.length === 0 ? undefined : objectOf(entries, shape);
+  if (style === 'deepObject') {
+    // Brackets nest at any depth, as in form bodies (`filter[price][min]=1`, `expand[0]=a`, `expand[]=a`).
+    // The plain name is read too: an array may repeat it (`expand=a&expand=b`), an anyOf may take a scalar
+    // (`created=1600000000`), and anything else is kept for the schema check to report.
+    const prefix = `${name}[`;
+    const entries = pairs.filter(([k]) => k === name || k.startsWith(prefix));
+    if (entries.length === 0) return undefined;
+    let nested;
+    try {
+      nested = nestPairs(entries);
+    } catch (err) {
+      if (!(err instanceof FormLimitError)) throw err;
+      return new Unreadable(err.detail);
     }
+    if (Object.hasOwn(nested, name)) return typedNested(nested[name], shape);
+    return new Unreadable(`is not deepObject-style (${entries[0]![0]})`);
+  }
+  if (shape.kind === 'object') {
     if (explode) {
       // Names that belong to another parameter (or form field) stay theirs.
       const entries = pairs.filter(([k]) => !others.has(k) && k !== name && (shape.openEnded || shape.propertyNames.includes(k)));

@@ -41,7 +41,7 @@ export function compileQuerystring(param: Parameter, refs: RefResolver): Queryst
         return formObject(parseQuery(query), shape(), encoding, false);
       } catch (err) {
         if (!(err instanceof FormLimitError)) throw err;
-        return new Unreadable(err.field === '' ? err.message : `field ${err.field} ${err.message}`);
+        return new Unreadable(err.detail);
       }
     };
   }

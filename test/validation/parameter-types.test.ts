@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Exchange } from '../../lib/index.js';
 import { join } from 'node:path';
-import { serve, tempDir } from '../helpers.js';
+import { CORPUS, serve, tempDir } from '../helpers.js';
 import { httpBackend } from '../sidecar/backends.js';
-import { call, serveContract } from './fixtures.js';
+import { call, serveContract, serveFile, where } from './fixtures.js';
 
 const NAMES = ['id', 'limit', 'ratio', 'active', 'tags', 'filter', 'color', 'x-page', 'x-flags', 'x-strict', 'plain'];
 
@@ -143,5 +143,24 @@ test('a route that writes a typed name replaces it; ${headers} shows the typed v
   } finally {
     await r.close();
     await backend.close();
+  }
+});
+
+test('deepObject query parameters nest at any depth as form bodies do: Stripe lists with expand[0], expand[], created[gte]', async () => {
+  const r = await serveFile(join(CORPUS, 'apisguru-stripe-2020-08-27/openapi.yaml'), { routes: { GetCustomers: seen(['expand', 'created', 'limit']) } });
+  try {
+    const get = (query: string) => call(r, 'GET', `/v1/customers?${query}`);
+    assert.deepEqual((await get('expand[0]=data.default_source&expand[1]=data.tax_ids&limit=5')).body, { expand: ['data.default_source', 'data.tax_ids'], created: null, limit: 5 });
+    assert.deepEqual((await get('expand[]=data.tax_ids&created[gte]=1600000000')).body, { expand: ['data.tax_ids'], created: { gte: 1600000000 }, limit: null });
+    // anyOf [object, integer]: the plain value is the integer branch.
+    assert.deepEqual((await get('created=1600000000')).body, { expand: null, created: 1600000000, limit: null });
+    const bad = await get('created[gte]=soon&expand[0]=' + 'x'.repeat(5001));
+    assert.equal(bad.status, 400);
+    assert.deepEqual(where(bad).filter((w) => w !== 'query:created'), ['query:created /gte', 'query:expand /0']);
+    const deep = await get(`created${'[a]'.repeat(17)}=1`);
+    assert.equal(deep.status, 400);
+    assert.deepEqual(deep.body.errors, [{ in: 'query', name: 'created', pointer: '', message: `field created${'[a]'.repeat(17)} nests more than 16 brackets deep` }]);
+  } finally {
+    await r.close();
   }
 });

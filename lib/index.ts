@@ -27,7 +27,7 @@ export type { ConsumerComponent, ConsumerComponentFactory, ConsumerComponentOpti
 export type { TokenValidationResult, JwtClaims } from './security/bearer.js';
 export type { Authenticate } from './pipeline/stages.js';
 export { defineRoutes } from './routes/typed.js';
-export type { Reply, OperationShape, TypedExchange, ExchangeView, BodyVariants, TypedRoute, TypedRoutes, ReplyInit, Answer, SuccessBody, BodyForStatus, StatusOf, RequestBodyOf, RouteFunction } from './routes/typed.js';
+export type { Reply, OperationShape, TypedExchange, ExchangeView, BodyVariants, TypedRoute, TypedRoutes, ReplyInit, HeaderValue, Answer, SuccessBody, ResponseFor, BodyForStatus, HeadersForStatus, StatusOf, RequestBodyOf, RouteFunction } from './routes/typed.js';
 export { generateTypes } from './types/generate.js';
 export type { TypesSource } from './types/generate.js';
 

@@ -42,16 +42,22 @@ export type RequestBodyOf<Op extends OperationShape> = Op['requestBody']['requir
 /** The statuses a route may answer with: each declared code, any code at all when a range or `default` is declared. */
 export type StatusOf<Op extends OperationShape> = { [K in keyof Responses<Op>]: K extends number ? K : number }[keyof Responses<Op>];
 
-/** The body declared for a status: the exact code, else its `NXX` range, else `default` (as the facade picks it). */
-export type BodyForStatus<Op extends OperationShape, S extends number> = S extends keyof Responses<Op>
-  ? ResponseBody<Responses<Op>[S]>
+/** The response declared for a status: the exact code, else its `NXX` range, else `default` (as the facade picks it). */
+export type ResponseFor<Op extends OperationShape, S extends number> = S extends keyof Responses<Op>
+  ? Responses<Op>[S]
   : `${S}` extends `${infer D}${string}`
     ? `${D}XX` extends keyof Responses<Op>
-      ? ResponseBody<Responses<Op>[`${D}XX`]>
+      ? Responses<Op>[`${D}XX`]
       : 'default' extends keyof Responses<Op>
-        ? ResponseBody<Responses<Op>['default']>
+        ? Responses<Op>['default']
         : never
     : never;
+
+/** The body declared for a status. */
+export type BodyForStatus<Op extends OperationShape, S extends number> = ResponseBody<ResponseFor<Op, S>>;
+
+/** The header fields declared for a status, by their contract names. */
+export type HeadersForStatus<Op extends OperationShape, S extends number> = ResponseFor<Op, S> extends { headers: infer H } ? H : {};
 
 type SuccessKey<Op extends OperationShape> = { [K in keyof Responses<Op>]: `${K & (string | number)}` extends `2${string}` ? K : never }[keyof Responses<Op>];
 
@@ -65,11 +71,15 @@ export type SuccessBody<Op extends OperationShape> = [SuccessKey<Op>] extends [n
 /** A route's answer: a success body, or `ex.reply(status, body)`; nothing at all only where no body is declared. */
 export type Answer<Op extends OperationShape> = SuccessBody<Op> | Reply | (undefined extends SuccessBody<Op> ? void : never);
 
-export interface ReplyInit {
+/** A header field value as the response writer sends it. */
+export type HeaderValue = string | number | readonly string[];
+
+/** How `ex.reply()` answers besides status and body; `H`: the header fields the contract declares for the status. */
+export interface ReplyInit<H = {}> {
   /** The response's Content-Type (default: by binding, or by the body's kind). */
   contentType?: string;
-  /** Response header fields. */
-  headers?: Readonly<Record<string, string | number | readonly string[]>>;
+  /** Response header fields: the declared ones must have their declared types; others are free. */
+  headers?: Readonly<Partial<H> & Record<string, HeaderValue>>;
 }
 
 /** An answer with a status, made by `ex.reply()`. */
@@ -81,7 +91,7 @@ export class Reply {
   constructor(
     readonly status: number,
     readonly body: unknown,
-    readonly init: ReplyInit | undefined,
+    readonly init: ReplyInit<unknown> | undefined,
   ) {}
 }
 
@@ -98,7 +108,7 @@ export interface ExchangeView<Op extends OperationShape> {
   /** The exchange itself: every header, the properties (token, operation id), the HTTP request. */
   readonly exchange: Exchange;
   /** An answer with a status; its body must be the one the contract declares for that status. */
-  reply<S extends StatusOf<Op>>(status: S, body: BodyForStatus<Op, S>, init?: ReplyInit): Reply;
+  reply<S extends StatusOf<Op>>(status: S, body: BodyForStatus<Op, S>, init?: ReplyInit<HeadersForStatus<Op, S>>): Reply;
 }
 
 /**
@@ -271,7 +281,7 @@ class RouteExchange {
     return contentType === undefined ? this.ctx.op.consumes[0] : findDeclaredMediaType(this.ctx.op.consumes, contentType);
   }
 
-  reply(status: number, body: unknown, init?: ReplyInit): Reply {
+  reply(status: number, body: unknown, init?: ReplyInit<unknown>): Reply {
     return new Reply(status, body, init);
   }
 

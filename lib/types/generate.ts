@@ -99,7 +99,10 @@ function printOperation(op: Operation, printer: SchemaPrinter, contract: Contrac
   const requestBody = body === undefined
     ? '{ required: false; content: {} }'
     : `{ required: ${body.value.required === true}; content: ${printContent(body.value.content, body.uri, printer, 'request', bindsXml, '    ')} }`;
-  const responses = Object.entries(op.responses).map(([status, r]) => `      ${statusKey(status)}: { content: ${printContent(r.value.content, r.uri, printer, 'response', bindsXml, '      ')} };`);
+  const responses = Object.entries(op.responses).map(([status, r]) => {
+    const headers = printResponseHeaders(r.value.headers, r.uri, printer, contract);
+    return `      ${statusKey(status)}: { ${headers === undefined ? '' : `headers: ${headers}; `}content: ${printContent(r.value.content, r.uri, printer, 'response', bindsXml, '      ')} };`;
+  });
   return [
     `  ${comment(head)}`,
     `  ${propertyKey(op.id)}: {`,
@@ -132,6 +135,23 @@ function printParameters(params: Parameter[], printer: SchemaPrinter, contract: 
   // One line while it reads as one; else a field a line, like any object type.
   if (short.length <= 100 && !short.includes('\n')) return short;
   return `{\n${params.map((p) => `        ${field(p, '        ')};`).join('\n')}\n      }`;
+}
+
+/**
+ * A response's declared header fields (a `Content-Type` one is ignored, as OpenAPI says), typed by their
+ * schemas; undefined when it declares none. All optional: the types check a value a route sets, the
+ * contract's `required` is for clients to rely on.
+ */
+function printResponseHeaders(headers: Record<string, unknown> | undefined, uri: string, printer: SchemaPrinter, contract: Contract): string | undefined {
+  const fields: string[] = [];
+  for (const [name, raw] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() === 'content-type') continue;
+    const header = contract.refs.deref<{ schema?: unknown; content?: Record<string, MediaTypeObject> } | null>(raw, uri);
+    if (header.value === null || typeof header.value !== 'object') continue;
+    const schema = header.value.schema ?? Object.values(header.value.content ?? {})[0]?.schema;
+    fields.push(`${propertyKey(name)}?: ${printer.type(schema, header.uri, '      ')}`);
+  }
+  return fields.length === 0 ? undefined : `{ ${fields.join('; ')} }`;
 }
 
 /** `200` stays a number key; `default` and ranges are string keys, a range upper-cased (`4xx` → `"4XX"`) as the facade reads it. */

@@ -39,7 +39,7 @@ const CONTRACT_31 = {
           { name: 'Accept', in: 'header', schema: { type: 'string' } },
         ],
         responses: {
-          '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/tree-node' } }, 'text/plain': { schema: { type: 'string' } } } },
+          '200': { description: 'ok', headers: { 'X-Count': { schema: { type: 'integer' } }, 'Content-Type': { schema: { type: 'string' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/tree-node' } }, 'text/plain': { schema: { type: 'string' } } } },
           '4xx': { description: 'bad', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
         },
       },
@@ -95,7 +95,7 @@ test('generateTypes: schemas, parameters by location and bodies by media type, a
   // Parameters: the path's own, by location; Accept is the media type's, not a parameter.
   assert.match(module, /path: \{ id: number \};\n {6}query: \{ tags\?: string\[\] \};\n {6}header: \{ "X-Trace": string \};\n {6}cookie: \{ session\?: string \};/);
   // Bodies: JSON by schema, text as strings, bytes as Uint8Array, XML as text when binding is off, sequences as items.
-  assert.match(module, /"application\/json": TreeNode;\n {8}"text\/plain": string;/);
+  assert.match(module, /200: \{ headers: \{ "X-Count"\?: number \}; content: \{\n {8}"application\/json": TreeNode;\n {8}"text\/plain": string;/);
   assert.match(module, /"4XX": \{ content: \{\n {8}"application\/problem\+json": Problem;/);
   assert.match(module, /requestBody: \{ required: false; content: \{\n {6}"application\/octet-stream": Uint8Array;\n {6}"application\/xml": string;\n {6}"application\/jsonl": AsyncIterable<unknown>;/);
   assert.match(module, /204: \{ content: \{\} \};/);

@@ -18,6 +18,7 @@ import type { Operations, Pet } from './petstore.js';
 
 declare const rest: Omit<TypedRoutes<Operations>, 'getPetById'>;
 declare const fewer: Omit<TypedRoutes<Operations>, 'getPetById' | 'addPet' | 'findPetsByStatus'>;
+declare const exceptLogin: Omit<TypedRoutes<Operations>, 'loginUser'>;
 
 export const routes = defineRoutes<Operations>({
   ...rest,
@@ -72,6 +73,16 @@ defineRoutes<Operations>({
     return status === 'sold' ? [] : [{ name: 'Rex', photoUrls: [] }];
   },
   getPetById: (ex) => ({ id: ex.params.petId, name: 'Rex', photoUrls: [] }),
+});
+
+defineRoutes<Operations>({
+  ...exceptLogin,
+  loginUser: (ex) => {
+    const headers = { 'X-Rate-Limit': 100, 'X-Expires-After': new Date(0).toISOString(), 'X-Other': 'free' };
+    if (ex.query.username === 'ann') return ex.reply(200, 'token', { headers });
+    // @ts-expect-error X-Rate-Limit is declared an integer
+    return ex.reply(200, 'token', { headers: { 'X-Rate-Limit': 'many' } });
+  },
 });
 `;
 

@@ -32,6 +32,8 @@ const routes = some({
     return [];
   },
   getUserByName: (ex) => ({ username: ex.params.username }),
+  // A string answer is sent as it is: JSON text here, for the JSON string the contract declares.
+  loginUser: (ex) => ex.reply(200, JSON.stringify(`token-${ex.query.username}`), { contentType: 'application/json', headers: { 'X-Rate-Limit': 100, 'X-Expires-After': '2030-01-01T00:00:00Z' } }),
   deletePet: (ex) => {
     seen.apiKey = ex.headers.api_key;
     return ex.reply(400, undefined, { headers: { 'x-reason': 'kept' } });
@@ -75,6 +77,13 @@ test('a typed route reads parameters typed as the contract says and answers with
     assert.equal(deleted.status, 400);
     assert.equal(deleted.headers.get('x-reason'), 'kept');
     assert.equal(seen.apiKey, 'k-1');
+
+    const login = await fetch(`${running.origin}/api/v3/user/login?username=ann`);
+    assert.equal(login.status, 200);
+    assert.equal(login.headers.get('x-rate-limit'), '100');
+    assert.equal(login.headers.get('x-expires-after'), '2030-01-01T00:00:00Z');
+    assert.equal(login.headers.get('content-type'), 'application/json');
+    assert.equal(await login.json(), 'token-ann');
 
     // A path parameter is percent-decoded once, as the router matched it; a trailing slash changes nothing.
     const user = await fetch(`${running.origin}/api/v3/user/ann%20o%2Fbrien/`);
@@ -152,7 +161,7 @@ test('a RouteBuilder takes a typed route as the one step of its operation\'s rou
 test('startup refuses typed routes without request validation, under another name, or for no operation', async () => {
   await assert.rejects(
     createFacade({ specification: PETSTORE, missingOperation: 'ignore', routes }),
-    (err: Error) => err.message.startsWith('Typed routes (defineRoutes) need clientRequestValidation: true') && err.message.includes('addPet, deletePet, findPetsByStatus, getPetById, getUserByName'),
+    (err: Error) => err.message.startsWith('Typed routes (defineRoutes) need clientRequestValidation: true') && err.message.includes('addPet, deletePet, findPetsByStatus, getPetById, getUserByName, loginUser'),
   );
   await assert.rejects(
     createFacade({ specification: PETSTORE, missingOperation: 'ignore', restConfiguration: { clientRequestValidation: true }, routes: { deletePet: routes.getPetById! } }),

@@ -187,9 +187,11 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, refs: RefResolver): ((facts: RequestFacts, out: Violations) => void) | undefined {
   const params = op.parameters.filter((p) => !(p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())));
   if (params.length === 0) return undefined;
+  let readers: Reader[] | undefined;
+  const readersOf = (): Reader[] => (readers ??= params.map((p) => readerFor(p, params, refs)));
   let compiled: { readers: Reader[]; check: SchemaCheck | undefined } | undefined;
   const compile = (): NonNullable<typeof compiled> => {
-    const readers = params.map((p) => readerFor(p, params, refs));
+    const readers = readersOf();
     const check = compiler.compile(`${op.method} ${op.path} parameters`, (convert) => {
       const properties: Record<string, { type: 'object'; properties: Record<string, unknown> }> = {};
       for (const where of IN) properties[where] = { type: 'object', properties: {} };
@@ -201,8 +203,8 @@ export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, r
 
   const certainlyValid = compileSimpleParameterCheck(params);
 
-  // Known valid from their text alone: typed only if a route reads its headers.
-  const readValid = (facts: RequestFacts): ParameterValues => readValues((compiled ??= compile()).readers, facts, undefined);
+  // Known valid from their text alone: typed only if a route reads its headers (the schema is not compiled for that).
+  const readValid = (facts: RequestFacts): ParameterValues => readValues(readersOf(), facts, undefined);
   const posing = PosingQueryNames.of(op.parameters);
 
   return (facts, out) => {

@@ -22,7 +22,7 @@ import { percentDecoded } from '../http/percent.js';
 import { setOwn } from '../objects.js';
 import { shapeOf, typedNested, type ValueShape } from './coerce.js';
 import { FormLimitError, nestPairs } from '../http/bracket-keys.js';
-import { compileSimpleParameterCheck } from './simple-parameters.js';
+import { compileSimpleParameterCheck, compileSimpleParameterValues } from './simple-parameters.js';
 import { PosingQueryNames } from './query-names.js';
 import type { SchemaCheck, SchemaCompiler } from './schemas.js';
 import { pointerOf, type Violations } from './violations.js';
@@ -187,11 +187,9 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, refs: RefResolver): ((facts: RequestFacts, out: Violations) => void) | undefined {
   const params = op.parameters.filter((p) => !(p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())));
   if (params.length === 0) return undefined;
-  let readers: Reader[] | undefined;
-  const readersOf = (): Reader[] => (readers ??= params.map((p) => readerFor(p, params, refs)));
   let compiled: { readers: Reader[]; check: SchemaCheck | undefined } | undefined;
   const compile = (): NonNullable<typeof compiled> => {
-    const readers = readersOf();
+    const readers = params.map((p) => readerFor(p, params, refs));
     const check = compiler.compile(`${op.method} ${op.path} parameters`, (convert) => {
       const properties: Record<string, { type: 'object'; properties: Record<string, unknown> }> = {};
       for (const where of IN) properties[where] = { type: 'object', properties: {} };
@@ -203,15 +201,15 @@ export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, r
 
   const certainlyValid = compileSimpleParameterCheck(params);
 
-  // Known valid from their text alone: typed only if a route reads its headers (the schema is not compiled for that).
-  const readValid = (facts: RequestFacts): ParameterValues => readValues(readersOf(), facts, undefined);
+  // Known valid from their text alone: typed from it only if a route reads its headers.
+  const readValid = certainlyValid === undefined ? undefined : compileSimpleParameterValues(params);
   const posing = PosingQueryNames.of(op.parameters);
 
   return (facts, out) => {
     // Refused even when every declared value is fine: `?status=sold&Status=evil` would hand on `evil` unchecked.
     if (posing !== undefined) posing.report(facts.queryPairs, out);
     if (certainlyValid?.(facts) === true) {
-      facts.parameters = readValid;
+      facts.parameters = readValid!;
       return;
     }
     compiled ??= compile();

@@ -4,7 +4,8 @@
 // value objects, coercion or schema run. Anything else (a missing or repeated value, text that is not a
 // canonical integer) goes to the full check, which gives the same answers as before, errors included.
 import type { Parameter } from '../contract/operations.js';
-import type { RequestFacts } from '../pipeline/stages.js';
+import type { ParameterValues, RequestFacts } from '../pipeline/stages.js';
+import { setOwn } from '../objects.js';
 
 /** Schema keywords that do not constrain a value. */
 const ANNOTATIONS = new Set(['description', 'title', 'example', 'examples', 'deprecated', 'externalDocs', 'xml', '$comment']);
@@ -39,6 +40,22 @@ export function compileSimpleParameterCheck(params: readonly Parameter[]): ((fac
       } else if (text === null || (p.valid !== undefined && !p.valid(text))) return false;
     }
     return true;
+  };
+}
+
+/**
+ * The typed values of parameters the check above found valid (for parameters it knows): only the
+ * integers (strings are the text itself), read from the text without the general readers.
+ */
+export function compileSimpleParameterValues(params: readonly Parameter[]): (facts: RequestFacts) => ParameterValues {
+  const integers = params.filter((p) => (p.schema as { type?: unknown }).type === 'integer');
+  return (facts) => {
+    const values: ParameterValues = { path: {}, query: {}, header: {}, cookie: {} };
+    for (const p of integers) {
+      const text = p.in === 'path' ? facts.pathParams[p.name] : onlyValue(facts.queryPairs, p.name);
+      if (typeof text === 'string') setOwn(p.in === 'path' ? values.path : values.query, p.name, Number(text));
+    }
+    return values;
   };
 }
 

@@ -27,9 +27,14 @@ import { assignRequestId } from './observe/request-id.js';
 import { startManagementServer } from './observe/management.js';
 import { consumerStages } from './security/components.js';
 import { sequenceFeature } from './streams/feature.js';
+import { describeChanges, operationChanges, type OperationChanges } from './watch/changes.js';
+import { besideFiles } from './config/load.js';
+import { mockFolders } from './mock/files.js';
+import { SourceWatcher, type WatchedSources } from './watch/watcher.js';
 import type { Disposition, Feature, FeatureContext, OperationRuntime, OperationStages } from './pipeline/stages.js';
 
 export type { Disposition } from './pipeline/stages.js';
+export type { OperationChanges } from './watch/changes.js';
 
 export interface ServedOperation {
   operation: Operation;
@@ -56,14 +61,50 @@ export interface Facade {
   readonly managementAddress: AddressInfo | undefined;
   /** Startup lines: one per operation, plus notes on skipped webhooks/callbacks and ignored operations. */
   readonly startupReport: readonly string[];
+  /**
+   * Builds the facade again from its sources (configuration files, route modules, contract, mock folder) and
+   * swaps it in: requests under way finish on the version they started on, new ones get the new one, the
+   * server and its port stay. Rejects, and keeps the current version serving, when the new one cannot be
+   * built. Calls are serialized. See docs/watch.md.
+   */
+  reload(): Promise<OperationChanges>;
+  /** Reloads on every change of a source file (debounced), logging what changed; stop() ends it. */
+  watch(): void;
 }
 
 export interface BuildOptions {
   logger?: Logger;
+  /** The configuration for reload(): read again from its sources. Default: the same configuration object. */
+  reloadConfig?: () => Promise<FacadeConfig>;
+  /** Configuration files and route modules, watched by watch() besides the contract and mock folder. */
+  configFiles?: readonly string[];
 }
 
 export async function buildFacade(config: FacadeConfig, options: BuildOptions = {}): Promise<Facade> {
   const logger = options.logger ?? createLogger(config.observe.logFormat);
+  const version = await buildVersion(config, logger);
+  return assembleFacade(version, {
+    logger,
+    reloadConfig: options.reloadConfig ?? (async () => config),
+    configFiles: options.configFiles ?? [],
+  });
+}
+
+/** One build of the facade: what a request is served by, and what must be disposed when it is retired. */
+interface FacadeVersion {
+  config: FacadeConfig;
+  router: Router<OperationRuntime>;
+  contract: Contract;
+  basePath: string;
+  operations: ServedOperation[];
+  report: string[];
+  serverOptions: ServerOptions;
+  backends: BackendContext;
+  observation: Observation;
+  endpoints: Endpoints;
+}
+
+async function buildVersion(config: FacadeConfig, logger: Logger): Promise<FacadeVersion> {
   const specification = config.openApi.specification;
   if (!specification) throw svcError(Errors.SPEC_MISSING);
   const consumer = await consumerStages(config, logger);
@@ -135,7 +176,7 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
   const endpoints = observation.endpoints(operations.length, operations.filter((o) => o.disposition === 'route').length);
   if (observation.options.port === undefined) observation.mount(router, endpoints);
 
-  return assembleFacade(router, { contract, basePath, operations, report, serverOptions, backends, observation, endpoints });
+  return { config, router, contract, basePath, operations, report, serverOptions, backends, observation, endpoints };
 }
 
 const notFound = compileStaticProblem(Errors.NOT_FOUND);
@@ -154,71 +195,170 @@ function originForm(target: string): string {
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
-function assembleFacade(
-  router: Router<OperationRuntime>,
-  parts: { contract: Contract; basePath: string; operations: ServedOperation[]; report: string[]; serverOptions: ServerOptions; backends: BackendContext; observation: Observation; endpoints: Endpoints },
-): Facade {
-  const dispatch = (req: IncomingMessage, res: ServerResponse, next: ((err?: unknown) => void) | undefined): void => {
-    const url = originForm(req.url ?? '/');
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    const query = q === -1 ? '' : url.slice(q + 1);
-    const match = router.find(path);
-    if (match === undefined) {
-      if (next) return next();
-      assignRequestId(req, res);
-      notFound(res);
-      observation.unmatched(req, res, 404);
-      return;
-    }
-    assignRequestId(req, res);
-    let candidates = match.entry.byMethod[req.method ?? 'GET'];
-    if (candidates === undefined && req.method === 'HEAD') candidates = match.entry.byMethod.GET;
-    if (candidates === undefined) {
-      methodNotAllowed(res, { allow: match.entry.allow });
-      observation.unmatched(req, res, 405);
-      return;
-    }
-    const chosen = pickCandidate(candidates, query);
-    chosen.target.serve(req, res, match.params, chosen.paramNames, path, query);
+/**
+ * A version as served: its dispatcher, and the requests under way on it, so that a version a reload replaced
+ * is disposed (backend pools closed, event-loop monitor stopped) only after its last request finished.
+ */
+class ServedVersion {
+  private inflight = 0;
+  private retired = false;
+  private disposed = false;
+  private readonly settle = (): void => {
+    if (--this.inflight === 0 && this.retired) this.dispose();
   };
-  const { observation } = parts;
+  readonly dispatch: (req: IncomingMessage, res: ServerResponse, next: ((err?: unknown) => void) | undefined) => void;
+
+  constructor(readonly version: FacadeVersion) {
+    const { router, observation } = version;
+    this.dispatch = (req, res, next) => {
+      const url = originForm(req.url ?? '/');
+      const q = url.indexOf('?');
+      const path = q === -1 ? url : url.slice(0, q);
+      const query = q === -1 ? '' : url.slice(q + 1);
+      const match = router.find(path);
+      if (match === undefined) {
+        if (next) return next();
+        assignRequestId(req, res);
+        notFound(res);
+        observation.unmatched(req, res, 404);
+        return;
+      }
+      assignRequestId(req, res);
+      let candidates = match.entry.byMethod[req.method ?? 'GET'];
+      if (candidates === undefined && req.method === 'HEAD') candidates = match.entry.byMethod.GET;
+      if (candidates === undefined) {
+        methodNotAllowed(res, { allow: match.entry.allow });
+        observation.unmatched(req, res, 405);
+        return;
+      }
+      const chosen = pickCandidate(candidates, query);
+      this.inflight++;
+      res.once('close', this.settle);
+      chosen.target.serve(req, res, match.params, chosen.paramNames, path, query);
+    };
+  }
+
+  /** Replaced: disposed as soon as no request is under way on it. */
+  retire(): void {
+    this.retired = true;
+    if (this.inflight === 0) this.dispose();
+  }
+
+  private dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.version.observation.stop();
+    this.version.backends.close();
+  }
+}
+
+function assembleFacade(first: FacadeVersion, sources: { logger: Logger; reloadConfig: () => Promise<FacadeConfig>; configFiles: readonly string[] }): Facade {
+  let current = new ServedVersion(first);
   let server: Server | undefined;
   let management: Server | undefined;
+  let watcher: SourceWatcher | undefined;
+  let reloading: Promise<unknown> = Promise.resolve();
+  const { logger } = sources;
+
+  const rebuild = async (): Promise<OperationChanges> => {
+    const next = await buildVersion(await sources.reloadConfig(), logger);
+    const previous = current;
+    // Fixed at the first listen(): a changed port, host or management port would need a new socket.
+    for (const note of restartOnlyChanges(previous.version, next)) logger.warn(`reload: ${note} changed; it takes effect on restart`);
+    current = new ServedVersion(next);
+    previous.retire();
+    return operationChanges(previous.version, next);
+  };
+
   const facade: Facade = {
-    handler: (req, res) => dispatch(req, res, undefined),
-    middleware: (req, res, next) => dispatch(req, res, next),
-    async listen(port = parts.serverOptions.port, host = parts.serverOptions.host) {
-      server ??= createHttpServer(facade.handler, parts.serverOptions);
+    handler: (req, res) => current.dispatch(req, res, undefined),
+    middleware: (req, res, next) => current.dispatch(req, res, next),
+    async listen(port = current.version.serverOptions.port, host = current.version.serverOptions.host) {
+      server ??= createHttpServer(facade.handler, current.version.serverOptions);
       const address = await listen(server, port, host);
-      const { port: managementPort, host: managementHost = host } = observation.options;
-      if (managementPort !== undefined) management ??= await startManagementServer(parts.endpoints, managementPort, managementHost, parts.serverOptions);
+      const { port: managementPort, host: managementHost = host } = current.version.observation.options;
+      if (managementPort !== undefined) management ??= await startManagementServer(() => current.version.endpoints, managementPort, managementHost, current.version.serverOptions);
       return address;
     },
     start() {
       return facade.listen();
     },
     async stop() {
+      watcher?.close();
+      watcher = undefined;
+      const { observation, serverOptions } = current.version;
       // Not ready from now on; the listener stays open for the drain delay so a load balancer sees it first.
       observation.drain();
       const delay = observation.options.drainDelay;
       if (server?.listening && delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-      if (server) await closeGracefully(server, parts.serverOptions.shutdownTimeout);
-      if (management) await closeGracefully(management, parts.serverOptions.shutdownTimeout);
-      observation.stop();
-      parts.backends.close();
+      if (server) await closeGracefully(server, serverOptions.shutdownTimeout);
+      if (management) await closeGracefully(management, serverOptions.shutdownTimeout);
+      current.retire();
     },
-    operations: parts.operations,
-    basePath: parts.basePath,
-    contract: parts.contract,
+    reload() {
+      const run = reloading.then(rebuild);
+      reloading = run.catch(() => undefined);
+      return run;
+    },
+    watch() {
+      if (watcher) return;
+      const reloadAndReport = (): void => {
+        facade.reload().then(
+          (changes) => {
+            for (const line of describeChanges(changes)) logger.info(`reload: ${line}`);
+            watcher?.update(watchedSources(current.version, sources.configFiles));
+          },
+          (err: unknown) => logger.error(`reload failed, still serving the previous version: ${oneLine(err)}`),
+        );
+      };
+      watcher = new SourceWatcher(watchedSources(current.version, sources.configFiles), reloadAndReport);
+    },
+    get operations() {
+      return current.version.operations;
+    },
+    get basePath() {
+      return current.version.basePath;
+    },
+    get contract() {
+      return current.version.contract;
+    },
     get server() {
       return server;
     },
-    serverOptions: parts.serverOptions,
+    get serverOptions() {
+      return current.version.serverOptions;
+    },
     get managementAddress() {
       return management?.address() as AddressInfo | undefined;
     },
-    startupReport: parts.report,
+    get startupReport() {
+      return current.version.report;
+    },
   };
   return facade;
+}
+
+/** Options a reload cannot apply to a server that is already listening. */
+function restartOnlyChanges(before: FacadeVersion, after: FacadeVersion): string[] {
+  const notes: string[] = [];
+  const a = before.serverOptions;
+  const b = after.serverOptions;
+  if (a.port !== b.port) notes.push('svc.server.port');
+  if (a.host !== b.host) notes.push('svc.server.host');
+  if (a.requestTimeout !== b.requestTimeout || a.headersTimeout !== b.headersTimeout || a.keepAliveTimeout !== b.keepAliveTimeout) notes.push('a server timeout');
+  if (before.observation.options.port !== after.observation.options.port || before.observation.options.host !== after.observation.options.host) notes.push('svc.observe.port/host');
+  return notes;
+}
+
+/** The files and folders a version was built from. */
+function watchedSources(version: FacadeVersion, configFiles: readonly string[]): WatchedSources {
+  return {
+    files: [...configFiles, ...besideFiles(configFiles), ...version.contract.refs.localFiles()],
+    folders: mockFolders(version.config),
+  };
+}
+
+/** An error's message on one line (a list in it joined by spaces): a reload failure is one line, never a stack. */
+function oneLine(err: unknown): string {
+  return ((err as Error)?.message ?? String(err)).trim().replace(/\s*\n\s*/g, ' ');
 }

@@ -1,6 +1,7 @@
 // Public API of svc-facade for embedders.
+import { resolve } from 'node:path';
 import { loadConfigFiles, toRouteBuilder } from './config/load.js';
-import { emptyConfig, setOption, setOptions, type FacadeConfig, type OpenApiOptions } from './config/model.js';
+import { emptyConfig, setOption, setOptions, type FacadeConfig, type OpenApiOptions, type SectionInput } from './config/model.js';
 import { applyEnvironment } from './config/env.js';
 import { applyProperty } from './config/properties.js';
 import { applyRestConfiguration } from './config/yaml-dsl.js';
@@ -11,11 +12,23 @@ import type { StepDefinition } from './routes/steps.js';
 import { RouteBuilder } from './config/fluent.js';
 
 export { RouteBuilder, constant, simple, json } from './config/fluent.js';
-export type { Facade, ServedOperation, Disposition } from './facade.js';
+export type { Facade, ServedOperation, Disposition, OperationChanges } from './facade.js';
 export { Exchange, Headers, HeaderNames, PropertyNames } from './routes/exchange.js';
 export type { Message } from './routes/exchange.js';
 export type { Expression, StepDefinition, RouteDefinition } from './routes/steps.js';
 export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions, ObserveOptions } from './config/model.js';
+export { ServerDefinition, BackendDefinition, ObserveDefinition } from './config/fluent.js';
+
+/** `restConfiguration` in code: the rest options, Camel's port and host (svc.server.*), endpoint properties. */
+export type RestConfigurationInput = SectionInput<'rest'> & {
+  port?: number;
+  host?: string;
+  endpointProperty?: { key: string; value: string } | readonly { key: string; value: string }[];
+};
+/** `server` (svc.server.*), `backend` (svc.backend.*), `observe` (svc.observe.*) in code, typed to the leaves. */
+export type ServerInput = SectionInput<'server'>;
+export type BackendInput = SectionInput<'backend'>;
+export type ObserveInput = SectionInput<'observe'>;
 export { Errors, SvcError } from './errors.js';
 export type { ErrorDef, Violation, ProblemBody } from './errors.js';
 export type { Operation, Parameter } from './contract/operations.js';
@@ -33,12 +46,13 @@ export type { TypesSource } from './types/generate.js';
 
 /** A plain configuration object for embedders. */
 export interface FacadeObjectConfig extends OpenApiOptions {
-  restConfiguration?: Record<string, unknown>;
-  server?: Record<string, unknown>;
+  restConfiguration?: RestConfigurationInput;
+  /** The listener: port, host, timeouts, body limits, workers (`svc.server.*`). */
+  server?: ServerInput;
   /** Defaults for `to: http(s)://` backends (`svc.backend.*`). */
-  backend?: Record<string, unknown>;
+  backend?: BackendInput;
   /** Health, metrics and log options (`svc.observe.*`). */
-  observe?: Record<string, unknown>;
+  observe?: ObserveInput;
   /** `svc.component.rest-openapi.base-path`. */
   basePath?: string;
   /** Routes by operation id (or `direct:<name>`): a function run as a `process` step, or a list of steps. */
@@ -62,14 +76,19 @@ export interface CreateFacadeOptions {
 
 /** Builds a facade from config files, a route builder, or a plain config object (SPEC §1). */
 export async function createFacade(input: FacadeInput, options: CreateFacadeOptions = {}): Promise<Facade> {
-  const config = await configFrom(input, options.env ?? process.env);
-  if (options.dev) config.dev = true;
-  return buildFacade(config, { logger: options.logger });
+  // facade.reload() reads the input again: files re-read, route modules imported anew.
+  const readConfig = async (fresh: boolean): Promise<FacadeConfig> => {
+    const config = await configFrom(input, options.env ?? process.env, fresh);
+    if (options.dev) config.dev = true;
+    return config;
+  };
+  const configFiles = typeof input === 'string' ? [resolve(input)] : Array.isArray(input) ? (input as string[]).map((file) => resolve(file)) : [];
+  return buildFacade(await readConfig(false), { logger: options.logger, reloadConfig: () => readConfig(true), configFiles });
 }
 
-async function configFrom(input: FacadeInput, env: NodeJS.ProcessEnv): Promise<FacadeConfig> {
-  if (typeof input === 'string') return loadConfigFiles([input], env);
-  if (Array.isArray(input)) return loadConfigFiles(input as string[], env);
+async function configFrom(input: FacadeInput, env: NodeJS.ProcessEnv, fresh = false): Promise<FacadeConfig> {
+  if (typeof input === 'string') return loadConfigFiles([input], env, { fresh });
+  if (Array.isArray(input)) return loadConfigFiles(input as string[], env, { fresh });
   const builder = toRouteBuilder(input);
   if (builder) {
     const config = emptyConfig();

@@ -2,9 +2,10 @@
 // The CLI: `svc-facade [--port N] [--host H] [--dev] FILE...` (SPEC §1).
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { loadConfigFiles } from './config/load.js';
-import { setOption } from './config/model.js';
+import { setOption, type FacadeConfig } from './config/model.js';
 import { Errors, SvcError, svcError } from './errors.js';
 import { buildFacade } from './facade.js';
 import { consoleLogger, createLogger, silentLogger } from './log.js';
@@ -15,7 +16,7 @@ import { runValidate } from './cli/validate.js';
 import { runTypes } from './cli/types.js';
 
 const USAGE = `Usage: svc-facade [options] FILE...
-       svc-facade mock [--port N] [--host H] [--dynamic] CONTRACT
+       svc-facade mock [--port N] [--host H] [--dynamic] [--watch] CONTRACT
        svc-facade validate CONTRACT...
        svc-facade types CONTRACT-OR-CONFIG [-o FILE]
 
@@ -26,6 +27,8 @@ Options:
   --port N      listen on port N (0: any free port; default svc.server.port or 8080)
   --host H      listen on host H (default svc.server.host or 0.0.0.0)
   --dev         development profile: missingOperation defaults to mock
+  --watch       reload when the contract, a file it $refs, a configuration file, a route module or a
+                mock file changes (same port, no request dropped; see docs/watch.md)
   --help        print this help
   --version     print the version
 `;
@@ -35,10 +38,11 @@ interface CliArgs {
   port?: string;
   host?: string;
   dev: boolean;
+  watch: boolean;
 }
 
 export function parseArgs(argv: readonly string[]): CliArgs | 'help' | 'version' {
-  const args: CliArgs = { files: [], dev: false };
+  const args: CliArgs = { files: [], dev: false, watch: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -52,7 +56,8 @@ export function parseArgs(argv: readonly string[]): CliArgs | 'help' | 'version'
     if (flag === '--port') args.port = value();
     else if (flag === '--host') args.host = value();
     else if (flag === '--dev') args.dev = true;
-    else if (flag.startsWith('-')) throw svcError(Errors.CLI_USAGE, `unknown option ${flag}; allowed: --port, --host, --dev, --help, --version`);
+    else if (flag === '--watch') args.watch = true;
+    else if (flag.startsWith('-')) throw svcError(Errors.CLI_USAGE, `unknown option ${flag}; allowed: --port, --host, --dev, --watch, --help, --version`);
     else args.files.push(arg);
   }
   if (args.files.length === 0) throw svcError(Errors.CLI_USAGE, 'no configuration file given (try --help)');
@@ -72,30 +77,47 @@ async function main(argv: readonly string[]): Promise<void> {
   const parsed = mock ? parseMockArgs(argv.slice(1)) : parseArgs(argv);
   if (parsed === 'help') return void process.stdout.write(mock ? MOCK_USAGE : USAGE);
   if (parsed === 'version') return void process.stdout.write(`svc-facade ${version()}\n`);
-  const config = 'contract' in parsed ? mockConfig(parsed) : await loadConfigFiles(parsed.files);
-  if (parsed.port !== undefined) setOption(config, 'server', 'port', parsed.port, '--port');
-  if (parsed.host !== undefined) setOption(config, 'server', 'host', parsed.host, '--host');
-  if (parsed.dev) config.dev = true;
-  const workers = config.server.workers ?? 1;
+  // Read again, route modules imported anew, on every reload of watch mode.
+  const readConfig = async (fresh: boolean): Promise<FacadeConfig> => {
+    const config = 'contract' in parsed ? mockConfig(parsed) : await loadConfigFiles(parsed.files, process.env, { fresh });
+    if (parsed.port !== undefined) setOption(config, 'server', 'port', parsed.port, '--port');
+    if (parsed.host !== undefined) setOption(config, 'server', 'host', parsed.host, '--host');
+    if (parsed.dev) config.dev = true;
+    return config;
+  };
+  const config = await readConfig(false);
   // One format for every line: with svc.observe.logFormat=json the listing is JSON lines too.
   const logger = createLogger(config.observe.logFormat);
+  // Watch mode is one process: each worker reloading on its own would serve different versions at once.
+  if (parsed.watch && (config.server.workers ?? 1) > 1) {
+    logger.warn(`--watch runs one process: svc.server.workers=${config.server.workers} is ignored`);
+    config.server.workers = 1;
+  }
+  const workers = config.server.workers ?? 1;
   if (workers > 1 && cluster.isPrimary) {
     // Fail fast and once: the contract and routes are checked here, before any worker starts.
     await (await buildFacade(config, { logger: silentLogger })).stop();
     superviseWorkers(workers, logger);
     return;
   }
-  const facade = await buildFacade(config, { logger });
+  const configFiles = 'contract' in parsed ? [] : parsed.files.map((file) => resolve(file));
+  const facade = await buildFacade(config, { logger, reloadConfig: () => readConfig(true), configFiles });
   const quiet = cluster.isWorker && cluster.worker?.id !== 1;
   if (!quiet) for (const line of facade.startupReport) logger.info(line);
   const address = await facade.listen();
-  const stop = (): void => {
+  // One line saying why the process is going away: an orchestrator's SIGTERM is otherwise invisible in the log.
+  const stop = (signal: NodeJS.Signals): void => {
+    logger.info(`stopping: ${signal}`);
     facade.stop().then(() => process.exit(0));
   };
   // Before the line that says it is ready: a supervisor may signal as soon as it reads it.
   process.once('SIGTERM', stop).once('SIGINT', stop);
   if (!quiet && facade.managementAddress) logger.info(`health and metrics on ${url(facade.managementAddress)}`);
   if (!quiet) logger.info(`listening on ${url(address)}`);
+  if (parsed.watch) {
+    facade.watch();
+    logger.info('watching the contract, the files it references, the configuration, route modules and mock files');
+  }
   collectStartupGarbage();
 }
 

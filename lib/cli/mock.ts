@@ -17,6 +17,7 @@ Options:
   --port N      listen on port N (0: any free port; default svc.server.port or 8080)
   --host H      listen on host H (default svc.server.host or 0.0.0.0)
   --dynamic     fresh data from the schemas on every request (as Prefer: dynamic=true)
+  --watch       reload when the contract, a file it $refs or a mock file changes (docs/watch.md)
   --help        print this help
 `;
 
@@ -27,12 +28,14 @@ export interface MockArgs {
   host?: string;
   dev: boolean;
   dynamic: boolean;
+  watch?: boolean;
 }
 
 export function parseMockArgs(argv: readonly string[]): MockArgs | 'help' {
   let port: string | undefined;
   let host: string | undefined;
   let dynamic = false;
+  let watch = false;
   const contracts: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -47,11 +50,12 @@ export function parseMockArgs(argv: readonly string[]): MockArgs | 'help' {
     if (flag === '--port') port = value();
     else if (flag === '--host') host = value();
     else if (flag === '--dynamic') dynamic = true;
-    else if (flag.startsWith('-')) throw svcError(Errors.CLI_USAGE, `unknown option ${flag} for mock; allowed: --port, --host, --dynamic, --help`);
+    else if (flag === '--watch') watch = true;
+    else if (flag.startsWith('-')) throw svcError(Errors.CLI_USAGE, `unknown option ${flag} for mock; allowed: --port, --host, --dynamic, --watch, --help`);
     else contracts.push(arg);
   }
   if (contracts.length !== 1) throw svcError(Errors.CLI_USAGE, `mock takes one contract, got ${contracts.length === 0 ? 'none' : contracts.join(' ')} (try svc-facade mock --help)`);
-  return { contract: contracts[0]!, port, host, dev: false, dynamic };
+  return { contract: contracts[0]!, port, host, dev: false, dynamic, watch };
 }
 
 /** The configuration of a mock: the contract, every operation mocked, requests validated; environment variables apply. */

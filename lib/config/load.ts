@@ -25,7 +25,12 @@ const KINDS: Record<string, 'yaml' | 'xml' | 'properties' | 'module'> = {
   '.mts': 'module',
 };
 
-export async function loadConfigFiles(files: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<FacadeConfig> {
+export interface LoadOptions {
+  /** Import route modules anew rather than from the module cache (a reload: lib/facade.ts). */
+  fresh?: boolean;
+}
+
+export async function loadConfigFiles(files: readonly string[], env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Promise<FacadeConfig> {
   const inputs = files.map((f) => resolve(f));
   const config = emptyConfig(inputs[0] ? dirname(inputs[0]) : process.cwd());
   for (const file of inputs) {
@@ -33,7 +38,7 @@ export async function loadConfigFiles(files: readonly string[], env: NodeJS.Proc
     if (!existsSync(file)) throw svcError(Errors.CLI_USAGE, `${file}: no such file`);
   }
   // Properties first, so that DSL placeholders can read them; application.properties beside the first file leads.
-  const beside = inputs[0] ? join(dirname(inputs[0]), 'application.properties') : undefined;
+  const [beside] = besideFiles(inputs);
   const propertyFiles = [...(beside && existsSync(beside) && !inputs.includes(beside) ? [beside] : []), ...inputs.filter((f) => KINDS[extname(f).toLowerCase()] === 'properties')];
   const layers = propertyFiles.map((file) => ({ file, props: parseProperties(readText(file)) }));
   const merged = new Map<string, string>();
@@ -44,11 +49,16 @@ export async function loadConfigFiles(files: readonly string[], env: NodeJS.Proc
     const kind = KINDS[extname(file).toLowerCase()];
     if (kind === 'yaml') applyYamlDsl(config, readText(file), file, lookup);
     else if (kind === 'xml') applyXmlDsl(config, readText(file), file, lookup);
-    else if (kind === 'module') await applyModule(config, file);
+    else if (kind === 'module') await applyModule(config, file, options.fresh === true);
   }
   for (const { file, props } of layers) applyProperties(config, props, file);
   applyEnvironment(config, env);
   return config;
+}
+
+/** Files read besides those named: application.properties beside the first one, whether it exists or not. */
+export function besideFiles(files: readonly string[]): string[] {
+  return files[0] ? [join(dirname(resolve(files[0])), 'application.properties')] : [];
 }
 
 function readText(file: string): string {
@@ -59,12 +69,18 @@ function readText(file: string): string {
   }
 }
 
-/** A module whose default export is a RouteBuilder subclass or instance. */
-async function applyModule(config: FacadeConfig, file: string): Promise<void> {
+/** Counts fresh imports: each gets a URL of its own, which the module cache has not seen. */
+let freshImports = 0;
+
+/**
+ * A module whose default export is a RouteBuilder subclass or instance. `fresh`: imported under a new URL, so
+ * an edited file is evaluated again (the modules it imports itself still come from the cache).
+ */
+async function applyModule(config: FacadeConfig, file: string, fresh: boolean): Promise<void> {
   if (/\.m?ts$/.test(file)) await ensureTypeScriptLoader(file);
   let mod: { default?: unknown };
   try {
-    mod = (await importExternal(pathToFileURL(file).href)) as { default?: unknown };
+    mod = (await importExternal(pathToFileURL(file).href + (fresh ? `?reload=${++freshImports}` : ''))) as { default?: unknown };
   } catch (err) {
     throw svcError(Errors.CONFIG_FILE, file, `cannot import: ${((err as Error)?.message ?? String(err)).split('\n')[0]}`);
   }

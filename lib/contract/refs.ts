@@ -104,6 +104,11 @@ export class RefResolver {
     return this.docs.get(this.rootUri);
   }
 
+  /** The local files read so far: the contract and every file a `$ref` reached (watch mode watches them). */
+  localFiles(): string[] {
+    return [...this.docs.keys()].filter((uri) => !isUrl(uri));
+  }
+
   /**
    * Follows a chain of `$ref`s starting at `value` (found in document `uri`). Non-refs come back as they are.
    * `followed` hears each `$ref` taken, in order: the last names where the value was found.

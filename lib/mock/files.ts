@@ -68,16 +68,9 @@ export class MockFolder {
 
   /** Resolves `mockIncludePattern` and walks its folders once. */
   static open(config: FacadeConfig, logger: Logger): MockFolder {
-    const pattern = config.openApi.mockIncludePattern ?? DEFAULT_MOCK_PATTERN;
-    const folders: string[] = [];
-    for (const part of pattern.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
-      const folder = resolvePatternFolder(part, config.baseDir);
-      if (folder === undefined) {
-        if (config.openApi.mockIncludePattern !== undefined) logger.warn(`mockIncludePattern ${part}: no such folder; no mock files from it`);
-        continue;
-      }
-      folders.push(folder);
-    }
+    const folders = mockFolders(config, (part) => {
+      if (config.openApi.mockIncludePattern !== undefined) logger.warn(`mockIncludePattern ${part}: no such folder; no mock files from it`);
+    });
     const index = new Map<string, MockFile>();
     const budget = { left: MAX_FILES, truncated: false };
     for (const folder of folders) walk(folder, folder, '', 0, index, new Set([folder]), budget, logger);
@@ -100,6 +93,18 @@ export class MockFolder {
     }
     return out;
   }
+}
+
+/** The folders `mockIncludePattern` names that exist (watch mode watches them too); `missing` hears of the others. */
+export function mockFolders(config: FacadeConfig, missing: (part: string) => void = () => undefined): string[] {
+  const pattern = config.openApi.mockIncludePattern ?? DEFAULT_MOCK_PATTERN;
+  const folders: string[] = [];
+  for (const part of pattern.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const folder = resolvePatternFolder(part, config.baseDir);
+    if (folder === undefined) missing(part);
+    else folders.push(folder);
+  }
+  return folders;
 }
 
 /**

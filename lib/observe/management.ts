@@ -10,12 +10,13 @@ import type { Endpoints } from './observation.js';
 const notFound = compileStaticProblem(Errors.NOT_FOUND);
 const methodNotAllowed = compileStaticProblem(Errors.METHOD_NOT_ALLOWED);
 
-export async function startManagementServer(endpoints: Endpoints, port: number, host: string, options: ServerOptions): Promise<Server> {
+/** `endpoints` is read per request: a reload (lib/facade.ts) swaps them in without a new listener. */
+export async function startManagementServer(endpoints: () => Endpoints, port: number, host: string, options: ServerOptions): Promise<Server> {
   const server = createHttpServer((req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = (q === -1 ? url : url.slice(0, q)).replace(/(.)\/+$/, '$1');
-    const endpoint = endpoints.get(path);
+    const endpoint = endpoints().get(path);
     if (endpoint === undefined) notFound(res);
     else if (req.method !== 'GET' && req.method !== 'HEAD') methodNotAllowed(res, { allow: 'GET, HEAD' });
     else endpoint.probe(req, res);

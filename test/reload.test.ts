@@ -1,0 +1,153 @@
+// facade.reload() and facade.watch() embedded: a new version is swapped in on the same server, requests under
+// way finish on the version they started on, a build that fails keeps the previous version serving.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { writeFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, serve, tempDir } from './helpers.js';
+
+const API = pathToFileURL(join(ROOT, 'lib/index.ts')).href;
+
+function contract(paths: Record<string, string>): string {
+  const ops = Object.fromEntries(
+    Object.entries(paths).map(([path, id]) => [
+      path,
+      { get: { operationId: id, responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: 'schemas.json#/Thing' } } } } } } },
+    ]),
+  );
+  return JSON.stringify({ openapi: '3.0.3', info: { title: 'reload', version: '1' }, paths: ops });
+}
+
+const schemas = (example: string): string => JSON.stringify({ Thing: { type: 'object', properties: { v: { type: 'string', example } }, required: ['v'] } });
+
+/** A route module: getSlow answers `text` after `delay` ms. */
+const routes = (text: string, delay: number): string => `import { RouteBuilder } from '${API}';
+export default class Routes extends RouteBuilder {
+  configure() {
+    this.from('direct:getSlow').process(async (ex) => {
+      await new Promise((resolve) => setTimeout(resolve, ${delay}));
+      ex.message.body = { v: '${text}' };
+    });
+  }
+}
+`;
+
+const CONFIG = `- rest:
+    openApi:
+      specification: contract.json
+      missingOperation: mock
+`;
+
+/** GET over a fresh connection: status and body. */
+function get(origin: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${origin}${path}`, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function project(): string {
+  return tempDir({
+    'config.yaml': CONFIG,
+    'routes.mjs': routes('one', 0),
+    'contract.json': contract({ '/a': 'getA', '/slow': 'getSlow' }),
+    'schemas.json': schemas('first'),
+  });
+}
+
+test('reload() swaps in a new version on the same server, reports what changed, and keeps serving after a failed build', async () => {
+  const dir = project();
+  const running = await serve([join(dir, 'config.yaml'), join(dir, 'routes.mjs')], { env: {} });
+  try {
+    const { facade, origin } = running;
+    const server = facade.server;
+    assert.equal((await get(origin, '/b')).status, 404);
+    assert.deepEqual(JSON.parse((await get(origin, '/a')).body), { v: 'first' });
+
+    // A new operation, and a change in the $ref'd file: added and changed.
+    writeFileSync(join(dir, 'contract.json'), contract({ '/a': 'getA', '/b': 'getB', '/slow': 'getSlow' }));
+    writeFileSync(join(dir, 'schemas.json'), schemas('second'));
+    const changes = await facade.reload();
+    assert.deepEqual(changes, { added: ['GET /b -> direct:getB'], removed: [], changed: ['GET /a -> direct:getA', 'GET /slow -> direct:getSlow'] });
+    assert.equal(facade.server, server, 'the same server, never re-bound');
+    assert.deepEqual(JSON.parse((await get(origin, '/b')).body), { v: 'second' });
+    assert.deepEqual(JSON.parse((await get(origin, '/a')).body), { v: 'second' });
+    assert.deepEqual(facade.operations.map((op) => op.operation.id).sort(), ['getA', 'getB', 'getSlow']);
+
+    // A broken save: reload() rejects naming the problem, the previous version answers on.
+    writeFileSync(join(dir, 'contract.json'), '{"openapi": "3.0.3", "paths": ');
+    await assert.rejects(facade.reload(), /contract\.json/);
+    assert.equal((await get(origin, '/b')).status, 200);
+
+    // Recovery, with /b removed.
+    writeFileSync(join(dir, 'contract.json'), contract({ '/a': 'getA', '/slow': 'getSlow' }));
+    assert.deepEqual(await facade.reload(), { added: [], removed: ['GET /b -> direct:getB'], changed: [] });
+    assert.equal((await get(origin, '/b')).status, 404);
+  } finally {
+    await running.close();
+  }
+});
+
+test('a request under way when reload() swaps finishes on its version; the route module is imported anew', async () => {
+  const dir = project();
+  writeFileSync(join(dir, 'routes.mjs'), routes('old', 400));
+  const running = await serve([join(dir, 'config.yaml'), join(dir, 'routes.mjs')], { env: {} });
+  try {
+    const { facade, origin } = running;
+    const slow = get(origin, '/slow');
+    await new Promise((resolve) => setTimeout(resolve, 100)); // under way in the old route
+    writeFileSync(join(dir, 'routes.mjs'), routes('new', 0));
+    assert.deepEqual(await facade.reload(), { added: [], removed: [], changed: ['GET /slow -> direct:getSlow'] });
+    assert.deepEqual(JSON.parse((await get(origin, '/slow')).body), { v: 'new' });
+    assert.deepEqual(await slow, { status: 200, body: JSON.stringify({ v: 'old' }) });
+  } finally {
+    await running.close();
+  }
+});
+
+test('watch(): a save (also by rename, as editors do) is served within 500 ms; a failed one is logged on one line; stop() closes the watchers', async () => {
+  const dir = project();
+  const running = await serve([join(dir, 'config.yaml'), join(dir, 'routes.mjs')], { env: {} });
+  const { facade, origin, logger } = running;
+  try {
+    facade.watch();
+    const until = async (check: () => Promise<boolean>): Promise<number> => {
+      const start = Date.now();
+      while (!(await check())) {
+        if (Date.now() - start > 5000) throw new Error(`not within 5 s; log: ${logger.lines.join('\n')}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return Date.now() - start;
+    };
+    // Saved by writing a temporary file and renaming it over the $ref'd one.
+    writeFileSync(join(dir, 'schemas.json.tmp'), schemas('renamed'));
+    renameSync(join(dir, 'schemas.json.tmp'), join(dir, 'schemas.json'));
+    const latency = await until(async () => (await get(origin, '/a')).body.includes('renamed'));
+    console.log(`# watch(): a $ref'd file saved by rename served after ${latency} ms`);
+    assert.ok(latency < 500, `${latency} ms`);
+    assert.ok(logger.lines.includes('INFO reload: changed GET /a -> direct:getA'), logger.lines.join('\n'));
+
+    writeFileSync(join(dir, 'schemas.json'), '{');
+    await until(async () => logger.lines.some((line) => line.startsWith('ERROR reload failed')));
+    const failure = logger.lines.filter((line) => line.startsWith('ERROR reload failed'));
+    assert.equal(failure.length, 1, failure.join('\n'));
+    assert.match(failure[0]!, /^ERROR reload failed, still serving the previous version: .*schemas\.json/);
+    assert.doesNotMatch(failure[0]!, /\n|    at /);
+    assert.ok((await get(origin, '/a')).body.includes('renamed'));
+  } finally {
+    await running.close();
+  }
+  // Closed: a later save changes nothing.
+  const lines = logger.lines.length;
+  writeFileSync(join(dir, 'schemas.json'), schemas('after stop'));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(logger.lines.length, lines, logger.lines.slice(lines).join('\n'));
+});

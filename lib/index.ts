@@ -1,7 +1,7 @@
 // Public API of svc-facade for embedders.
 import { resolve } from 'node:path';
 import { loadConfigFiles, toRouteBuilder } from './config/load.js';
-import { emptyConfig, setOption, setOptions, type FacadeConfig, type OpenApiOptions } from './config/model.js';
+import { emptyConfig, setOption, setOptions, type FacadeConfig, type OpenApiOptions, type SectionInput } from './config/model.js';
 import { applyEnvironment } from './config/env.js';
 import { applyProperty } from './config/properties.js';
 import { applyRestConfiguration } from './config/yaml-dsl.js';
@@ -17,6 +17,18 @@ export { Exchange, Headers, HeaderNames, PropertyNames } from './routes/exchange
 export type { Message } from './routes/exchange.js';
 export type { Expression, StepDefinition, RouteDefinition } from './routes/steps.js';
 export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions, ObserveOptions } from './config/model.js';
+export type { ServerDefinition, BackendDefinition, ObserveDefinition, RestConfigurationDefinition, OpenApiDefinition } from './config/fluent.js';
+
+/** `restConfiguration` in code: the rest options, Camel's port and host (svc.server.*), endpoint properties. */
+export type RestConfigurationInput = SectionInput<'rest'> & {
+  port?: number;
+  host?: string;
+  endpointProperty?: { key: string; value: string } | readonly { key: string; value: string }[];
+};
+/** `server` (svc.server.*), `backend` (svc.backend.*), `observe` (svc.observe.*) in code, typed to the leaves. */
+export type ServerInput = SectionInput<'server'>;
+export type BackendInput = SectionInput<'backend'>;
+export type ObserveInput = SectionInput<'observe'>;
 export { Errors, SvcError } from './errors.js';
 export type { ErrorDef, Violation, ProblemBody } from './errors.js';
 export type { Operation, Parameter } from './contract/operations.js';
@@ -34,12 +46,13 @@ export type { TypesSource } from './types/generate.js';
 
 /** A plain configuration object for embedders. */
 export interface FacadeObjectConfig extends OpenApiOptions {
-  restConfiguration?: Record<string, unknown>;
-  server?: Record<string, unknown>;
+  restConfiguration?: RestConfigurationInput;
+  /** The listener: port, host, timeouts, body limits, workers (`svc.server.*`). */
+  server?: ServerInput;
   /** Defaults for `to: http(s)://` backends (`svc.backend.*`). */
-  backend?: Record<string, unknown>;
+  backend?: BackendInput;
   /** Health, metrics and log options (`svc.observe.*`). */
-  observe?: Record<string, unknown>;
+  observe?: ObserveInput;
   /** `svc.component.rest-openapi.base-path`. */
   basePath?: string;
   /** Routes by operation id (or `direct:<name>`): a function run as a `process` step, or a list of steps. */

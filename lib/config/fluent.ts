@@ -2,7 +2,7 @@
 import { Errors, svcError } from '../errors.js';
 import type { Exchange } from '../routes/exchange.js';
 import type { Expression, RouteDefinition } from '../routes/steps.js';
-import { oauthProfileKeys, setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions } from './model.js';
+import { oauthProfileKeys, setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions, type Section, type SectionInput } from './model.js';
 import { applyConsumerUri, applyOpenApi } from './yaml-dsl.js';
 
 export const constant = (value: unknown): Expression => ({ constant: value });
@@ -27,6 +27,15 @@ export class RestConfigurationDefinition {
   apiContextPath(path: string): this { return this.set('apiContextPath', path); }
   hostNameResolver(mode: NonNullable<RestOptions['hostNameResolver']>): this { return this.set('hostNameResolver', mode); }
   component(name: string): this { return this.set('component', name); }
+  /** Camel's restConfiguration port and host: the same options as `this.server().port()` and `.host()`. */
+  port(port: number): this {
+    setOption(this.config, 'server', 'port', port, this.source);
+    return this;
+  }
+  host(host: string): this {
+    setOption(this.config, 'server', 'host', host, this.source);
+    return this;
+  }
   endpointProperty(key: string, value: string): this {
     this.config.endpointProperties[key] = value;
     return this;
@@ -55,15 +64,50 @@ export class OpenApiDefinition {
   mockDynamic(enabled = true): this { return this.set('mockDynamic', enabled); }
 }
 
-/** `this.observe()`: health, metrics and log options (`svc.observe.*`). */
-export class ObserveDefinition {
-  constructor(private readonly config: FacadeConfig, private readonly source: string) {}
+/** One section of options set through the option table, as every surface sets them. */
+abstract class OptionsDefinition<S extends Section> {
+  constructor(private readonly config: FacadeConfig, private readonly source: string, private readonly section: S) {}
 
-  private set(name: keyof ObserveOptions, value: unknown): this {
-    setOption(this.config, 'observe', name, value, this.source);
+  protected set(name: keyof SectionInput<S> & string, value: unknown): this {
+    setOption(this.config, this.section, name, value, this.source);
     return this;
   }
 
+  /** Several options at once, typed to the leaves: `this.server().options({ port: 9123, workers: 2 })`. */
+  options(values: SectionInput<S>): this {
+    for (const [name, value] of Object.entries(values)) if (value !== undefined) this.set(name as keyof SectionInput<S> & string, value);
+    return this;
+  }
+}
+
+/** `this.server()`: the listener (`svc.server.*`). Durations and sizes take numbers (ms, bytes) or text (`10s`, `1MiB`). */
+export class ServerDefinition extends OptionsDefinition<'server'> {
+  host(host: string): this { return this.set('host', host); }
+  port(port: number): this { return this.set('port', port); }
+  maxBodySize(size: number | string): this { return this.set('maxBodySize', size); }
+  maxItemSize(size: number | string): this { return this.set('maxItemSize', size); }
+  headersTimeout(duration: number | string): this { return this.set('headersTimeout', duration); }
+  requestTimeout(duration: number | string): this { return this.set('requestTimeout', duration); }
+  keepAliveTimeout(duration: number | string): this { return this.set('keepAliveTimeout', duration); }
+  shutdownTimeout(duration: number | string): this { return this.set('shutdownTimeout', duration); }
+  workers(count: number): this { return this.set('workers', count); }
+}
+
+/** `this.backend()`: defaults for every `to: http(s)://` backend (`svc.backend.*`). */
+export class BackendDefinition extends OptionsDefinition<'backend'> {
+  maxConnections(count: number): this { return this.set('maxConnections', count); }
+  idleTimeout(duration: number | string): this { return this.set('idleTimeout', duration); }
+  timeout(duration: number | string): this { return this.set('timeout', duration); }
+  connectTimeout(duration: number | string): this { return this.set('connectTimeout', duration); }
+  maxResponseSize(size: number | string): this { return this.set('maxResponseSize', size); }
+  /** Addresses and CIDR ranges whose X-Forwarded-* and Forwarded values are kept. */
+  trustedProxies(...proxies: string[]): this { return this.set('trustedProxies', proxies.join(',')); }
+  queueTimeout(duration: number | string): this { return this.set('queueTimeout', duration); }
+  exposeOrigin(on: boolean): this { return this.set('exposeOrigin', on); }
+}
+
+/** `this.observe()`: health, metrics and log options (`svc.observe.*`). */
+export class ObserveDefinition extends OptionsDefinition<'observe'> {
   health(on: boolean): this { return this.set('health', on); }
   healthPath(path: string): this { return this.set('healthPath', path); }
   metrics(on: boolean): this { return this.set('metrics', on); }
@@ -166,8 +210,16 @@ export abstract class RouteBuilder {
     return { openApi: () => new OpenApiDefinition(config, source) };
   }
 
+  server(): ServerDefinition {
+    return new ServerDefinition(this.current.config, this.current.source, 'server');
+  }
+
+  backend(): BackendDefinition {
+    return new BackendDefinition(this.current.config, this.current.source, 'backend');
+  }
+
   observe(): ObserveDefinition {
-    return new ObserveDefinition(this.current.config, this.current.source);
+    return new ObserveDefinition(this.current.config, this.current.source, 'observe');
   }
 
   /** Defines OAuth profile `name`, as `svc.oauth.<name>.*` properties would. */

@@ -19,7 +19,7 @@ const str = { kind: 'string' } as const;
 const path = { kind: 'path' } as const;
 const bool = { kind: 'boolean' } as const;
 const duration = { kind: 'duration' } as const;
-const enumOf = (...values: string[]): OptionType => ({ kind: 'enum', values });
+const enumOf = <const V extends string>(...values: V[]) => ({ kind: 'enum', values }) as const satisfies OptionType;
 
 export const OPTION_TABLE = {
   rest: {
@@ -76,6 +76,26 @@ export const OPTION_TABLE = {
 } as const satisfies Record<string, Record<string, OptionType>>;
 
 export type Section = keyof typeof OPTION_TABLE;
+
+/**
+ * Camel's restConfiguration also carries the listen port and host (`restConfiguration: { port: 9123 }`):
+ * there they set svc.server.port and svc.server.host, the same options as `server: { port }`.
+ */
+export const REST_SERVER_OPTIONS = ['port', 'host'] as const;
+
+/** The value an option takes in code (fluent API, createFacade): durations and sizes also as text (`10s`, `1MiB`). */
+type InputOf<T extends OptionType> = T extends { kind: 'boolean' }
+  ? boolean
+  : T extends { kind: 'enum'; values: readonly (infer V)[] }
+    ? V
+    : T extends { kind: 'int' }
+      ? number
+      : T extends { kind: 'duration' } | { kind: 'size' }
+        ? number | string
+        : string;
+
+/** The options of one section as code sets them, typed to the leaves: a misspelt option is a compile error. */
+export type SectionInput<S extends Section> = { -readonly [K in keyof (typeof OPTION_TABLE)[S]]?: (typeof OPTION_TABLE)[S][K] extends OptionType ? InputOf<(typeof OPTION_TABLE)[S][K]> : never };
 
 export interface RestOptions {
   contextPath?: string;

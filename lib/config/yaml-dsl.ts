@@ -4,16 +4,20 @@ import { parse as parseYaml } from 'yaml';
 import { parseYamlFast } from '../contract/yaml-fast.js';
 import { Errors, svcError } from '../errors.js';
 import type { Expression, RouteDefinition, StepDefinition } from '../routes/steps.js';
-import { setOption, setOptions, type FacadeConfig } from './model.js';
+import { allowedOptions, canonicalOption, REST_SERVER_OPTIONS, setOption, setOptions, type FacadeConfig } from './model.js';
 import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 
-const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from', 'observe'];
-const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to'];
-const EXPRESSIONS = ['constant', 'simple', 'json'];
+// The DSL's shape: these constants are also what lib/config/json-schema.ts describes.
+/** Top-level items; server, backend and observe take the svc.server.*, svc.backend.*, svc.observe.* options. */
+export const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from', 'server', 'backend', 'observe'] as const;
+export const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to'] as const;
+export const EXPRESSIONS = ['constant', 'simple', 'json'] as const;
 /** Keys Camel allows on any route or step (kept for compatibility; they change nothing here). */
-const COMMON_KEYS = ['id', 'description'];
+export const COMMON_KEYS = ['id', 'description'] as const;
+/** restConfiguration keys besides the rest options and REST_SERVER_OPTIONS: `{key, value}` lists. */
+export const ENDPOINT_PROPERTY_KEYS = ['endpointProperty', 'endpointProperties'] as const;
 /** The keys each step's mapping may have: a misspelt one fails startup instead of being ignored. */
-const STEP_KEYS: Record<string, readonly string[]> = {
+export const STEP_KEYS: Record<(typeof STEPS)[number], readonly string[]> = {
   setBody: [...EXPRESSIONS, 'expression'],
   setHeader: ['name', ...EXPRESSIONS, 'expression'],
   setProperty: ['name', ...EXPRESSIONS, 'expression'],
@@ -53,8 +57,10 @@ function applyItem(config: FacadeConfig, key: string, value: unknown, file: stri
     }
     case 'from':
       return applyFrom(config, expectObj(value, file, key), file);
+    case 'server':
+    case 'backend':
     case 'observe':
-      return setOptions(config, 'observe', expectObj(value, file, key), file);
+      return setOptions(config, key, expectObj(value, file, key), file);
     default:
       throw svcError(Errors.CONFIG_UNKNOWN, file, key, TOP_LEVEL.join(', '));
   }
@@ -62,13 +68,17 @@ function applyItem(config: FacadeConfig, key: string, value: unknown, file: stri
 
 export function applyRestConfiguration(config: FacadeConfig, rc: Obj, file: string): void {
   for (const [key, value] of Object.entries(rc)) {
-    if (key === 'endpointProperty' || key === 'endpointProperties') {
+    if ((ENDPOINT_PROPERTY_KEYS as readonly string[]).includes(key)) {
       for (const entry of Array.isArray(value) ? value : [value]) {
         if (!isObj(entry) || typeof entry.key !== 'string' || entry.value === undefined) {
           throw svcError(Errors.CONFIG_INVALID, file, 'endpointProperty', JSON.stringify(entry), 'a list of {key, value}');
         }
         config.endpointProperties[entry.key] = String(entry.value);
       }
+    } else if ((REST_SERVER_OPTIONS as readonly string[]).includes(key)) {
+      setOption(config, 'server', key, value, file);
+    } else if (canonicalOption('rest', key) === undefined) {
+      throw svcError(Errors.CONFIG_UNKNOWN, file, key, `${allowedOptions('rest')}, ${REST_SERVER_OPTIONS.join(', ')}, endpointProperty`);
     } else {
       setOption(config, 'rest', key, value, file);
     }
@@ -122,7 +132,7 @@ export function applyConsumerUri(config: FacadeConfig, uri: string, file: string
 function parseStep(raw: unknown, where: string): StepDefinition {
   if (!isObj(raw) || Object.keys(raw).length !== 1) throw svcError(Errors.STEP_INVALID, where, `each step is an object with one of ${STEPS.join(', ')}`);
   const [kind, value] = Object.entries(raw)[0]!;
-  const keys = STEP_KEYS[kind];
+  const keys = Object.hasOwn(STEP_KEYS, kind) ? STEP_KEYS[kind as keyof typeof STEP_KEYS] : undefined;
   if (keys && isObj(value)) onlyKeys(value, [...keys, ...COMMON_KEYS], where, kind);
   switch (kind) {
     case 'setBody':

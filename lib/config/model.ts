@@ -6,7 +6,7 @@ import { BACKEND_DEFAULTS, type BackendOptions } from '../routes/backend/options
 import type { RouteDefinition } from '../routes/steps.js';
 import { MAX_DURATION_MS, parseDuration, parseSize } from './units.js';
 
-type OptionType =
+export type OptionType =
   | { kind: 'string' }
   | { kind: 'path' }
   | { kind: 'boolean' }
@@ -226,7 +226,7 @@ export function setOption(config: FacadeConfig, section: Section, name: string, 
   if (!key) throw svcError(Errors.CONFIG_UNKNOWN, source, qualified(section, name), allowedOptions(section));
   const type = (OPTION_TABLE[section] as Record<string, OptionType>)[key]!;
   const coerced = coerce(type, value);
-  if (coerced === undefined) throw svcError(Errors.CONFIG_INVALID, source, qualified(section, key), JSON.stringify(value) ?? String(value), describe(type));
+  if (coerced === undefined) throw svcError(Errors.CONFIG_INVALID, source, qualified(section, key), JSON.stringify(value) ?? String(value), describeOptionType(type));
   (config[section] as Record<string, unknown>)[key] = coerced;
 }
 
@@ -239,7 +239,7 @@ function qualified(section: Section, name: string): string {
   return section === 'rest' ? name : `${section}.${name}`;
 }
 
-function describe(type: OptionType): string {
+export function describeOptionType(type: OptionType): string {
   switch (type.kind) {
     case 'enum':
       return type.values.join(', ');

@@ -1,0 +1,151 @@
+// The YAML DSL's JSON Schema (config.schema.json at the package root, `svc-facade/config.schema.json`), for
+// editors (`# yaml-language-server: $schema=...`) and CI checks. Generated from what the DSL itself reads by:
+// the option table (lib/config/model.ts) and the DSL's item, step and expression keys (yaml-dsl.ts). So an
+// option added to the table is in the schema the next time it is generated (scripts/config-schema.mjs; a
+// test fails while the committed file differs).
+// Draft-07: the draft every YAML editor's schema support reads.
+import { describeOptionType, OPTION_TABLE, REST_SERVER_OPTIONS, type OptionType, type Section } from './model.js';
+import { DURATION_UNITS, MAX_DURATION_MS, SIZE_UNITS } from './units.js';
+import { COMMON_KEYS, ENDPOINT_PROPERTY_KEYS, EXPRESSIONS, STEP_KEYS, STEPS, TOP_LEVEL } from './yaml-dsl.js';
+
+type Schema = Record<string, unknown>;
+
+/** `{{key}}` or `{{key:default}}` (lib/config/placeholders.ts): any value may be one, resolved before it is read. */
+const PLACEHOLDER: Schema = { type: 'string', pattern: '\\{\\{[^{}:]+(:[^{}]*)?\\}\\}', description: 'a {{key}} or {{key:default}} placeholder, read from properties and the environment' };
+const ref = (name: string): Schema => ({ $ref: `#/definitions/${name}` });
+/** A value of the given schema, or a placeholder standing for one. */
+const orPlaceholder = (...schemas: Schema[]): Schema => ({ anyOf: [...schemas, ref('placeholder')] });
+
+/** A regular expression source matching `literal` in any case (JSON Schema patterns take no flags). */
+function anyCase(literal: string): string {
+  return [...literal].map((c) => (c.toLowerCase() !== c.toUpperCase() ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))).join('');
+}
+
+/** A number with one of the units (any case), as lib/config/units.ts reads it. */
+function withUnitPattern(units: Readonly<Record<string, number>>): string {
+  return `^\\s*\\d+(\\.\\d+)?\\s*(${Object.keys(units).filter((u) => u !== '').map(anyCase).join('|')})?\\s*$`;
+}
+
+/** What setOption accepts for an option of this type (lib/config/model.ts coerce). */
+function optionValue(type: OptionType): Schema {
+  switch (type.kind) {
+    case 'string':
+      return { type: ['string', 'number'] };
+    case 'path':
+      return orPlaceholder({ type: 'string', pattern: '^(/.*)?$' });
+    case 'boolean':
+      return orPlaceholder({ type: 'boolean' }, { enum: ['true', 'false'] });
+    case 'enum':
+      // The values as we spell them, for completion; any case is accepted, as Camel spells them (JSON, Mock).
+      return orPlaceholder({ enum: [...type.values] }, { type: 'string', pattern: `^(${type.values.map(anyCase).join('|')})$` });
+    case 'int':
+      return orPlaceholder({ type: 'integer', minimum: type.min, maximum: type.max }, { type: 'string', pattern: '^\\s*\\d+\\s*$' });
+    case 'duration':
+      return orPlaceholder({ type: 'integer', minimum: 0, maximum: MAX_DURATION_MS }, { type: 'string', pattern: withUnitPattern(DURATION_UNITS) });
+    case 'size':
+      return orPlaceholder({ type: 'integer', minimum: 0 }, { type: 'string', pattern: withUnitPattern(SIZE_UNITS) });
+  }
+}
+
+/** The property key an option has in `.properties` files, for the description an editor shows. */
+function propertyName(section: Section, name: string): string {
+  return section === 'rest' ? `svc.rest.${name}` : section === 'openApi' ? `svc.rest.openApi.${name}` : `svc.${section}.${name}`;
+}
+
+function option(section: Section, name: string): Schema {
+  const type = (OPTION_TABLE[section] as Record<string, OptionType>)[name]!;
+  return { description: `${propertyName(section, name)}: ${describeOptionType(type)}`, ...optionValue(type) };
+}
+
+/** A mapping of one section's options (camelCase, as the table spells them); nothing else. */
+function section(name: Section, extra: Record<string, Schema> = {}): Schema {
+  const properties: Record<string, Schema> = {};
+  for (const key of Object.keys(OPTION_TABLE[name])) properties[key] = option(name, key);
+  return { type: 'object', properties: { ...properties, ...extra }, additionalProperties: false };
+}
+
+const ENDPOINT_PROPERTY: Schema = {
+  type: 'object',
+  properties: { key: { type: 'string', description: 'e.g. oauthProfile' }, value: { type: ['string', 'number', 'boolean'] } },
+  required: ['key', 'value'],
+  additionalProperties: false,
+};
+
+/** What each key of a step's mapping holds (yaml-dsl.ts parseStep). */
+const STEP_KEY_VALUES: Record<string, Schema> = {
+  name: { type: 'string', minLength: 1 },
+  constant: { description: 'a constant value' },
+  simple: { type: ['string', 'number', 'boolean'], description: 'a simple-language template: ${header.x}, ${body}, ${exchangeProperty.x}...' },
+  json: { description: 'a JSON value, written as YAML' },
+  expression: ref('expression'),
+  message: { type: 'string' },
+  logName: { type: 'string' },
+  uri: ref('toUri'),
+  parameters: { type: 'object', description: 'endpoint options, as in the URI query (timeout, connectTimeout, forwardPath...)' },
+  id: { type: 'string' },
+  description: { type: 'string' },
+};
+
+/** The keys a step's mapping must have; those with an expression need exactly one (parseExpression). */
+const STEP_REQUIRED: Partial<Record<(typeof STEPS)[number], string[]>> = { setHeader: ['name'], setProperty: ['name'], removeHeader: ['name'], log: ['message'], to: ['uri'] };
+/** Steps that may be written as one string: `removeHeader: X-Temp`, `log: text`, `to: http://...`. */
+const STEP_SHORTHAND: Partial<Record<(typeof STEPS)[number], Schema>> = { removeHeader: { type: 'string', minLength: 1 }, log: { type: 'string' }, to: ref('toUri') };
+
+function step(kind: (typeof STEPS)[number]): Schema {
+  const keys = [...STEP_KEYS[kind], ...COMMON_KEYS];
+  const mapping: Schema = { type: 'object', properties: Object.fromEntries(keys.map((k) => [k, STEP_KEY_VALUES[k] ?? {}])), additionalProperties: false };
+  if (STEP_REQUIRED[kind]) mapping.required = STEP_REQUIRED[kind];
+  const expressionKeys = keys.filter((k) => (EXPRESSIONS as readonly string[]).includes(k) || k === 'expression');
+  if (expressionKeys.length > 0) mapping.oneOf = expressionKeys.map((k) => ({ required: [k] }));
+  const shorthand = STEP_SHORTHAND[kind];
+  return shorthand === undefined ? mapping : { anyOf: [shorthand, mapping] };
+}
+
+/** The JSON Schema of a YAML DSL file. */
+export function configurationSchema(): Schema {
+  const items: Record<(typeof TOP_LEVEL)[number], Schema> = {
+    restConfiguration: section('rest', {
+      ...Object.fromEntries(REST_SERVER_OPTIONS.map((name) => [name, option('server', name)])),
+      ...Object.fromEntries(ENDPOINT_PROPERTY_KEYS.map((name) => [name, { anyOf: [ref('endpointProperty'), { type: 'array', items: ref('endpointProperty') }] }])),
+    }),
+    rest: { type: 'object', properties: { openApi: section('openApi') }, additionalProperties: false },
+    route: { type: 'object', properties: { from: ref('from'), ...commonKeys() }, required: ['from'], additionalProperties: false },
+    from: ref('from'),
+    server: section('server'),
+    backend: section('backend'),
+    observe: section('observe'),
+  };
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: 'svc-facade YAML DSL',
+    description: 'A list of restConfiguration, rest, route, from, server, backend and observe items (docs/configuration.md).',
+    anyOf: [{ type: 'array', items: ref('item') }, ref('item'), { type: 'null' }],
+    definitions: {
+      item: { type: 'object', properties: items, additionalProperties: false, minProperties: 1 },
+      from: {
+        type: 'object',
+        properties: {
+          uri: orPlaceholder({ type: 'string', pattern: '^(direct:.+|rest-openapi:.*)$', description: 'direct:<operationId>, or rest-openapi:<specification>?consumerComponentName=...&oauthProfile=...' }),
+          steps: { type: 'array', items: ref('step') },
+          ...commonKeys(),
+        },
+        required: ['uri'],
+        additionalProperties: false,
+      },
+      step: { type: 'object', properties: Object.fromEntries(STEPS.map((kind) => [kind, step(kind)])), additionalProperties: false, minProperties: 1, maxProperties: 1 },
+      expression: { type: 'object', properties: Object.fromEntries(EXPRESSIONS.map((k) => [k, STEP_KEY_VALUES[k]!])), additionalProperties: false, minProperties: 1, maxProperties: 1 },
+      toUri: orPlaceholder({ type: 'string', pattern: `^(${anyCase('direct:')}.+|${anyCase('log:')}.+|${anyCase('http')}[sS]?://.+)$`, description: 'direct:<name>, log:<name>, or an http(s):// backend' }),
+      endpointProperty: ENDPOINT_PROPERTY,
+      placeholder: PLACEHOLDER,
+    },
+  };
+}
+
+function commonKeys(): Record<string, Schema> {
+  return Object.fromEntries(COMMON_KEYS.map((k) => [k, STEP_KEY_VALUES[k]!]));
+}
+
+/** The committed file's text: two-space JSON and a final newline. */
+export function configurationSchemaText(): string {
+  return `${JSON.stringify(configurationSchema(), null, 2)}\n`;
+}

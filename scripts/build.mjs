@@ -10,18 +10,33 @@
 // SvcError classes the CLI checks with instanceof. Modules used only sometimes (validation with ajv) stay in
 // the bundle but run only when imported. tsx is an optional peer, imported only for .ts modules. The
 // licences of what is bundled go to dist/THIRD-PARTY-LICENSES.md.
+//
+// Only when something changed: dist/.build-stamp holds a hash of every input (lib/, this script and
+// scripts/bundle/, package.json, package-lock.json, tsconfig.json, the node version); the same hash skips
+// the build (`npm start`, `npm test` then start at once). `--force` builds anyway. And never with dist/
+// missing: the new build is made in a directory of its own beside it and renamed into place, so a CLI or
+// test reading dist/ meanwhile finds the old build or the new one.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist');
+const final = join(root, 'dist');
+const STAMP = '.build-stamp';
 
-rmSync(dist, { recursive: true, force: true });
+const inputsHash = hashInputs();
+if (!process.argv.includes('--force') && readStamp() === inputsHash) {
+  console.log('dist/ is up to date (no input changed; --force builds anyway)');
+  process.exit(0);
+}
+// The build's own directory on the same file system as dist/, so that the rename below is one step.
+const dist = mkdtempSync(join(root, '.dist-build-'));
+process.on('exit', () => rmSync(dist, { recursive: true, force: true }));
 // --stripInternal: what is marked @internal (the lazy request headers' machinery) is no public type.
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json'), '--emitDeclarationOnly', '--stripInternal'], { stdio: 'inherit' });
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json'), '--emitDeclarationOnly', '--stripInternal', '--outDir', dist], { stdio: 'inherit' });
 checkPublicDeclarations(join(dist, 'index.d.ts'));
 // The bundle's entry: the public API, and the CLI, whose module runs main() when imported, so only on runCli().
 const entry = "export * from './lib/index.ts';\nexport const runCli = () => import('./lib/main.ts');\n";
@@ -56,9 +71,49 @@ const names = Object.keys(api).filter((name) => name !== 'runCli').sort();
 writeFileSync(join(dist, 'index.js'), `// svc-facade's public API (types: index.d.ts), from the bundle dist/load.js runs.\nimport { api } from './load.js';\n\nexport const { ${names.join(', ')} } = api;\n`);
 writeFileSync(join(dist, 'main.js'), "#!/usr/bin/env node\n// The svc-facade CLI (lib/main.ts), from the bundle dist/load.js runs.\nimport { api } from './load.js';\n\napi.runCli();\n");
 chmodSync(join(dist, 'main.js'), 0o755);
-// A child process: the cache must come from a plain `node` (V8 rejects a cache made under other flags).
-execFileSync(process.execPath, [join(root, 'scripts/bundle/warm-up.mjs'), dist, join(root, 'config.yaml')], { stdio: 'inherit' });
 writeFileSync(join(dist, 'THIRD-PARTY-LICENSES.md'), thirdPartyLicenses(Object.keys(result.metafile.inputs)));
+swapIntoPlace();
+// A child process: the cache must come from a plain `node` (V8 rejects a cache made under other flags). Made
+// in place, after the swap: the paths a start compiled under are dist/'s. Until it is written, a start
+// compiles the bundle from source, as with a cache V8 rejects. The stamp is last: the build is complete.
+execFileSync(process.execPath, [join(root, 'scripts/bundle/warm-up.mjs'), final, join(root, 'config.yaml')], { stdio: 'inherit' });
+writeFileSync(join(final, STAMP), `${inputsHash}\n`);
+
+/** dist/ replaced by the new build: two renames, so that dist/ is missing for no longer than between them. */
+function swapIntoPlace() {
+  const old = `${dist}-old`;
+  if (existsSync(final)) renameSync(final, old);
+  renameSync(dist, final);
+  rmSync(old, { recursive: true, force: true });
+}
+
+/** SHA-256 over the path and bytes of every input of the build, and the node version (the code cache's). */
+function hashInputs() {
+  const hash = createHash('sha256').update(process.version);
+  const files = ['package.json', 'package-lock.json', 'tsconfig.json', 'config.yaml', 'scripts/build.mjs'].map((f) => join(root, f));
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files.push(path);
+    }
+  };
+  walk(join(root, 'lib'));
+  walk(join(root, 'scripts/bundle'));
+  for (const file of files.sort()) {
+    hash.update(`\0${relative(root, file)}\0`);
+    if (existsSync(file)) hash.update(readFileSync(file));
+  }
+  return hash.digest('hex');
+}
+
+function readStamp() {
+  try {
+    return readFileSync(join(final, STAMP), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The declarations a user's compiler reads (those reachable from dist/index.d.ts) may import only node's

@@ -1,5 +1,5 @@
-// Form field names with brackets, nested as `qs` (the decoder of Express, Stripe's SDKs' servers and most
-// Node backends) nests them: `shipping[address][line1]=x` → `{shipping: {address: {line1: 'x'}}}`,
+// Form field names with brackets, nested as `qs` (the decoder behind Express and most Node backends, and
+// the encoder of Stripe's Node SDK) nests them: `shipping[address][line1]=x` → `{shipping: {address: {line1: 'x'}}}`,
 // `expand[]=a&expand[]=b` and `expand[0]=a&expand[1]=b` → `{expand: ['a', 'b']}`,
 // `items[0][price]=p` → `{items: [{price: 'p'}]}`, a repeated name → an array of its values.
 //
@@ -8,6 +8,7 @@
 // - a name whose brackets do not close cleanly (`a[b`, `a[b]c`, `[a]`) is one literal name (qs drops `c`);
 // - a plain value and a nested one for the same name (`a=x&a[b]=y`) become an array of both (as qs does),
 //   also in the order qs turns into `{b: 'y', x: true}`;
+// - a second value for a place already filled is kept beside it, an empty one too (qs's merge skips '');
 // - more than MAX_FIELDS fields, or more than MAX_DEPTH brackets in a name, is a FormLimitError (qs ignores
 //   the fields past its `parameterLimit` and keeps the brackets past its `depth` as one literal name);
 // - indices up to MAX_INDEX make arrays, in index order, holes closed (qs: up to its `arrayLimit`, 20);
@@ -16,7 +17,7 @@
 import { setOwn } from '../objects.js';
 import type { Pairs } from './query.js';
 
-/** Fields one form (or form-encoded query) may hold. */
+/** Fields one form (a body, a form-encoded query, a deepObject parameter's) may hold. */
 export const MAX_FIELDS = 1000;
 /** Brackets one field name may hold (Stripe's deepest, `line_items[0][price_data][product_data][metadata][k]`, has 5). */
 export const MAX_DEPTH = 16;

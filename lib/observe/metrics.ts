@@ -53,6 +53,12 @@ export class OperationMetrics {
   }
 }
 
+/**
+ * The event-loop monitor's timer interval. Node records the whole time between two of its firings, so an
+ * idle loop reads as this interval; the exposition subtracts it (how late the timer fired is the delay).
+ */
+const LOOP_DELAY_RESOLUTION_MS = 20;
+
 export class FacadeMetrics {
   inFlight = 0;
   /** Requests whose client went away before the answer. */
@@ -60,7 +66,7 @@ export class FacadeMetrics {
   notFound = 0;
   methodNotAllowed = 0;
   private readonly operations: OperationMetrics[] = [];
-  private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 20 });
+  private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
   private readonly startTime = Math.round(Date.now() / 1000 - process.uptime());
 
   constructor() {
@@ -116,7 +122,7 @@ export class FacadeMetrics {
     out.family('process_start_time_seconds', 'gauge', 'Start time of the process since the Unix epoch, in seconds.').sample('process_start_time_seconds', w, this.startTime);
     // Event-loop delay since the previous scrape (sampled every 20 ms), then the histogram starts over.
     const d = this.loopDelay;
-    const seconds = (ns: number): number => (Number.isFinite(ns) ? ns / 1e9 : 0);
+    const seconds = (ns: number): number => (Number.isFinite(ns) ? Math.max(0, ns - LOOP_DELAY_RESOLUTION_MS * 1e6) / 1e9 : 0);
     for (const [name, help, value] of [
       ['nodejs_eventloop_delay_p50_seconds', 'Median event-loop delay since the previous scrape.', d.percentile(50)],
       ['nodejs_eventloop_delay_p99_seconds', '99th percentile event-loop delay since the previous scrape.', d.percentile(99)],

@@ -205,3 +205,23 @@ test('a client that leaves half-way through its request body: the route never ru
     await app.close();
   }
 });
+
+test('event-loop delay reads near 0 on an idle loop and shows a blocked one', async () => {
+  const app = await serve({ specification: PETSTORE, missingOperation: 'mock' });
+  try {
+    await scrape(app.origin); // the histogram starts over from here
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const idle = await scrape(app.origin);
+    // The monitor's timer fires every 20 ms; an idle loop is late by well under a millisecond.
+    assert.ok(value(idle, 'nodejs_eventloop_delay_p50_seconds') < 0.005, `idle p50 ${value(idle, 'nodejs_eventloop_delay_p50_seconds')} s`);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the monitor measures from its first firing after a scrape
+    const until = Date.now() + 120;
+    while (Date.now() < until); // the loop blocked for 120 ms
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const blocked = await scrape(app.origin);
+    const max = value(blocked, 'nodejs_eventloop_delay_max_seconds');
+    assert.ok(max > 0.08 && max < 0.5, `max after a 120 ms block: ${max} s`);
+  } finally {
+    await app.close();
+  }
+});

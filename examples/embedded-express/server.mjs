@@ -1,7 +1,7 @@
 // server.mjs — run with: node server.mjs
 // The facade as Express middleware beside the app's own routes. It goes before any body parser: it reads the
-// request body itself (bounded, validated against the contract), and a parser that has consumed it first
-// leaves it nothing to read.
+// request body itself, as sent (bounded, validated against the contract); behind a parser it can only work
+// from what the parser made of it (docs/configuration.md, "Behind body parsers").
 import express from 'express';
 import { createFacade } from 'svc-facade';
 

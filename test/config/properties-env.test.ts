@@ -175,7 +175,7 @@ test('invalid values fail startup naming the source, the option and the allowed 
     ['bool.yaml', `${join(dir, 'bool.yaml')}: option clientRequestValidation has invalid value "maybe"; allowed: true, false`],
     ['size.properties', `${join(dir, 'size.properties')}: option server.maxBodySize has invalid value "lots"; allowed: bytes, or a number with KB, KiB, MB or MiB`],
     ['path.yaml', `${join(dir, 'path.yaml')}: option contextPath has invalid value "no-slash"; allowed: a path starting with /`],
-    ['top.yaml', `${join(dir, 'top.yaml')}: unknown option beans; allowed: restConfiguration, rest, route, from, observe`],
+    ['top.yaml', `${join(dir, 'top.yaml')}: unknown option beans; allowed: restConfiguration, rest, route, from, server, backend, observe`],
     ['valid.yaml', 'environment variable SVC_REST_BINDING_MODE: option bindingMode has invalid value "sometimes"; allowed: off, auto, json, xml, json_xml', { SVC_REST_BINDING_MODE: 'sometimes' }],
   ];
   for (const [file, message, env] of cases) {

@@ -204,6 +204,10 @@ test('the bundled example (config.yaml): routes run, mocked operations answer fr
   try {
     const pet = await fetch(`${app.origin}/api/v3/pet/444`);
     assert.equal((await pet.json() as { id: number }).id, 444, 'getPetById has a route');
+    // Validation is on in the demo: a petId that is no integer never reaches the route (which would write {"id": abc}).
+    const notAnId = await fetch(`${app.origin}/api/v3/pet/abc`);
+    assert.equal(notAnId.status, 400);
+    assert.match(await notAnId.text(), /petId/);
     const byStatus = await fetch(`${app.origin}/api/v3/pet/findByStatus?status=available`);
     assert.equal(byStatus.status, 200);
     assert.ok(Array.isArray(await byStatus.json()));

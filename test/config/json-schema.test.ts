@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { parse, parseAllDocuments } from 'yaml';
 import { configurationSchema, configurationSchemaText } from '../../lib/config/json-schema.js';
 import { emptyConfig } from '../../lib/config/model.js';

@@ -199,6 +199,18 @@ test('fluent API: this.server() and this.backend(), one method per option or typ
     await facade.stop();
     await backend.close();
   }
+  class CamelSpelling extends RouteBuilder {
+    override configure(): void {
+      this.rest().openApi().specification(PETSTORE).missingOperation('mock');
+      this.restConfiguration().port(port).host('127.0.0.1').clientRequestValidation(true);
+    }
+  }
+  const camel = await createFacade(CamelSpelling, { logger: memoryLogger(), env: {} });
+  try {
+    await startedOnConfiguredPort(camel, port);
+  } finally {
+    await camel.stop();
+  }
   class Misspelt extends RouteBuilder {
     override configure(): void {
       this.rest().openApi().specification(PETSTORE).missingOperation('mock');

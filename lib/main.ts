@@ -11,6 +11,7 @@ import { buildFacade } from './facade.js';
 import { consoleLogger, createLogger, silentLogger } from './log.js';
 import { collectStartupGarbage } from './startup-garbage.js';
 import { superviseWorkers } from './workers.js';
+import { writeHealthcheckFile } from './observe/healthcheck-file.js';
 import { MOCK_USAGE, mockConfig, parseMockArgs } from './cli/mock.js';
 import { runValidate } from './cli/validate.js';
 import { runTypes } from './cli/types.js';
@@ -114,6 +115,8 @@ async function main(argv: readonly string[]): Promise<void> {
   process.once('SIGTERM', stop).once('SIGINT', stop);
   if (!quiet && facade.managementAddress) logger.info(`health and metrics on ${url(facade.managementAddress)}`);
   if (!quiet) logger.info(`listening on ${url(address)}`);
+  // For the container image's HEALTHCHECK (dist/healthcheck.js): where health is served, as configured.
+  if (!quiet && process.env.SVC_HEALTHCHECK_FILE) writeHealthcheckFile(process.env.SVC_HEALTHCHECK_FILE, config, address, facade.managementAddress);
   if (parsed.watch) {
     facade.watch();
     logger.info('watching the contract, the files it references, the configuration, route modules and mock files');

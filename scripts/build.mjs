@@ -66,6 +66,7 @@ const result = await build({
 const imports = readFileSync(join(dist, 'svc-facade.cjs'), 'utf8').match(/(?<![\w$.])import\(/g) ?? [];
 if (imports.length !== 1) throw new Error(`dist/svc-facade.cjs has ${imports.length} import() calls; import external modules with importExternal (lib/external-import.ts)`);
 copyFileSync(join(root, 'scripts/bundle/load.mjs'), join(dist, 'load.js'));
+copyFileSync(join(root, 'scripts/bundle/healthcheck.mjs'), join(dist, 'healthcheck.js'));
 const { api } = await import(pathToFileURL(join(dist, 'load.js')).href);
 const names = Object.keys(api).filter((name) => name !== 'runCli').sort();
 writeFileSync(join(dist, 'index.js'), `// svc-facade's public API (types: index.d.ts), from the bundle dist/load.js runs.\nimport { api } from './load.js';\n\nexport const { ${names.join(', ')} } = api;\n`);

@@ -3,7 +3,6 @@
 // image's HEALTHCHECK command is run against a real facade.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -98,18 +97,4 @@ test('Dockerfile: multi-stage, production dependencies only, not root, exec-form
   }
 });
 
-test("Dockerfile HEALTHCHECK: its command passes against a serving facade and fails once it has stopped", async () => {
-  const healthcheck = INSTRUCTIONS.find((l) => l.startsWith('HEALTHCHECK '))!;
-  const script = /CMD node -e "(.*)"$/.exec(healthcheck)![1]!;
-  // Run as Docker runs it: a separate process (asynchronously, as the facade answers from this one).
-  const check = (port: string) =>
-    new Promise<number | null>((resolve) => spawn(process.execPath, ['-e', script], { env: { PATH: process.env.PATH, SVC_SERVER_PORT: port }, stdio: 'ignore' }).on('close', resolve));
-  const app = await serve(join(ROOT, 'config.yaml'));
-  const port = new URL(app.origin).port;
-  try {
-    assert.equal(await check(port), 0);
-  } finally {
-    await app.close();
-  }
-  assert.equal(await check(port), 1);
-});
+// The image's HEALTHCHECK (dist/healthcheck.js) is run against the real CLI in test/deploy/healthcheck.test.ts.

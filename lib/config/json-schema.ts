@@ -52,16 +52,46 @@ function propertyName(section: Section, name: string): string {
   return section === 'rest' ? `svc.rest.${name}` : section === 'openApi' ? `svc.rest.openApi.${name}` : `svc.${section}.${name}`;
 }
 
+/** The name of an option's schema under `definitions` (`server.port`), where both spellings refer to it. */
+function optionDefinition(section: Section, name: string): string {
+  return `${section}.${name}`;
+}
+
+/** Every option's schema, named by optionDefinition. */
+function optionDefinitions(): Record<string, Schema> {
+  const out: Record<string, Schema> = {};
+  for (const section of Object.keys(OPTION_TABLE) as Section[]) {
+    for (const name of Object.keys(OPTION_TABLE[section])) out[optionDefinition(section, name)] = option(section, name);
+  }
+  return out;
+}
+
 function option(section: Section, name: string): Schema {
   const type = (OPTION_TABLE[section] as Record<string, OptionType>)[name]!;
   return { description: `${propertyName(section, name)}: ${describeOptionType(type)}`, ...optionValue(type) };
 }
 
-/** A mapping of one section's options (camelCase, as the table spells them); nothing else. */
+/**
+ * Every other spelling canonicalOption reads as `name`: any case, any `-` and `_` (`client-request-validation`,
+ * `CLIENT_REQUEST_VALIDATION`). `name` itself is left to `properties` (a validator may refuse a property that
+ * both name).
+ */
+function otherSpellings(name: string): string {
+  return `^(?!${name}$)[-_]*${[...name].map(anyCase).join('[-_]*')}[-_]*$`;
+}
+
+/**
+ * A mapping of one section's options; nothing else. Editors complete the names as the table spells them
+ * (properties); the other spellings startup reads are allowed too (patternProperties), with the same values.
+ */
 function section(name: Section, extra: Record<string, Schema> = {}): Schema {
   const properties: Record<string, Schema> = {};
-  for (const key of Object.keys(OPTION_TABLE[name])) properties[key] = option(name, key);
-  return { type: 'object', properties: { ...properties, ...extra }, additionalProperties: false };
+  const patternProperties: Record<string, Schema> = {};
+  for (const key of Object.keys(OPTION_TABLE[name])) {
+    properties[key] = ref(optionDefinition(name, key));
+    patternProperties[otherSpellings(key)] = ref(optionDefinition(name, key));
+  }
+  return { type: 'object', properties: { ...properties, ...extra }, patternProperties, additionalProperties: false };
 }
 
 const ENDPOINT_PROPERTY: Schema = {
@@ -105,7 +135,7 @@ function step(kind: (typeof STEPS)[number]): Schema {
 export function configurationSchema(): Schema {
   const items: Record<(typeof TOP_LEVEL)[number], Schema> = {
     restConfiguration: section('rest', {
-      ...Object.fromEntries(REST_SERVER_OPTIONS.map((name) => [name, option('server', name)])),
+      ...Object.fromEntries(REST_SERVER_OPTIONS.map((name) => [name, ref(optionDefinition('server', name))])),
       ...Object.fromEntries(ENDPOINT_PROPERTY_KEYS.map((name) => [name, { anyOf: [ref('endpointProperty'), { type: 'array', items: ref('endpointProperty') }] }])),
     }),
     rest: { type: 'object', properties: { openApi: section('openApi') }, additionalProperties: false },
@@ -137,6 +167,7 @@ export function configurationSchema(): Schema {
       toUri: orPlaceholder({ type: 'string', pattern: `^(${anyCase('direct:')}.+|${anyCase('log:')}.+|${anyCase('http')}[sS]?://.+)$`, description: 'direct:<name>, log:<name>, or an http(s):// backend' }),
       endpointProperty: ENDPOINT_PROPERTY,
       placeholder: PLACEHOLDER,
+      ...optionDefinitions(),
     },
   };
 }

@@ -113,6 +113,7 @@ const REFUSED: [string, string, string][] = [
   ['a misspelt step key', '- from:\n    uri: direct:x\n    steps:\n      - setHeader:\n          nmae: X\n          constant: 1\n', '/0/from/steps/0/setHeader must NOT have additional properties'],
   ['a to of another scheme', '- from:\n    uri: direct:x\n    steps:\n      - to: ftp://backend\n', '/0/from/steps/0/to must match a schema in anyOf'],
   ['an endpointProperty without value', '- restConfiguration:\n    endpointProperty:\n      - key: oauthProfile\n', '/0/restConfiguration/endpointProperty must match a schema in anyOf'],
+  ['an invalid value under another spelling', '- restConfiguration:\n    client-request-validation: maybe\n', '/0/restConfiguration/client-request-validation must match a schema in anyOf'],
   ['a section that is no mapping', '- observe: true\n', '/0/observe must be object'],
 ];
 
@@ -123,6 +124,7 @@ const ACCEPTED: string[] = [
   '- rest:\n    openApi:\n      specification: x.json\n      missingOperation: Mock\n',
   '- from:\n    uri: direct:x\n    steps:\n      - removeHeader: X-Temp\n      - log: hello\n      - setBody:\n          expression:\n            simple: "${body}"\n      - to:\n          uri: http://127.0.0.1:9000\n          parameters: { timeout: 5s }\n',
   'restConfiguration:\n  clientRequestValidation: "true"\n',
+  '- restConfiguration:\n    client-request-validation: true\n    binding_mode: auto\n- server:\n    KEEP_ALIVE_TIMEOUT: 1s\n',
   '',
 ];
 

@@ -206,6 +206,14 @@ function asSvcError(thrown: unknown): SvcError | undefined {
 
 function describeThrown(thrown: unknown): string {
   try {
+    // One of the facade's own (an invalid response...): one line, what was wrong with each violation named; its
+    // stack would show only the facade's internals (a backend failure sets a one-line stack of its own, with
+    // origin and cause: lib/routes/backend/failure.ts). A route's own exception keeps its stack: it points
+    // into the route.
+    if (thrown instanceof SvcError) {
+      if (thrown.stack !== undefined && !thrown.stack.includes('\n')) return thrown.stack;
+      return `${thrown.name} ${thrown.code}: ${thrown.message}${(thrown.errors ?? []).map((v) => ` [${v.in}${v.pointer === '' ? '' : ` ${v.pointer}`}: ${v.message}]`).join('')}`;
+    }
     return (thrown as Error)?.stack ?? String(thrown);
   } catch {
     return 'a thrown value that cannot be described';

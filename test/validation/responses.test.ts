@@ -112,3 +112,18 @@ test('range and default keys are read in any letter case, as mocks and binding r
     await r.close();
   }
 });
+
+test('an invalid response is logged with its violations on one line, no stack', async () => {
+  const r = await serveContract(CONTRACT, { routes: { getUser: route, plain: (ex) => void (ex.message.body = 'anything') }, responses: true });
+  try {
+    assert.equal((await call(r, 'GET', '/users/bad')).status, 500);
+    const lines = r.logger.lines.filter((line) => line.startsWith('ERROR '));
+    assert.equal(lines.length, 1, lines.join('\n'));
+    assert.match(lines[0]!, /^ERROR GET \/users\/\{id\} \(direct:getUser\) failed: SvcError SVC_INVALID_RESPONSE: Invalid response JSon payload\. /);
+    assert.match(lines[0]!, /\[body \/id: [^\]]*integer[^\]]*\]/, 'the violation at /id');
+    assert.match(lines[0]!, /\[body [^\]]*name[^\]]*\]/, 'the missing name');
+    assert.doesNotMatch(lines[0]!, /\n|\bat /);
+  } finally {
+    await r.close();
+  }
+});

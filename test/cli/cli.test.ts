@@ -116,7 +116,7 @@ test('bad flags, missing or unreadable files and config errors: exit code 2 with
   });
   mkdirSync(join(dir, 'folder.yaml'));
   const cases: [string[], RegExp][] = [
-    [['--bogus', 'x.yaml'], /^svc-facade: unknown option --bogus; allowed: --port, --host, --dev, --help, --version\n$/],
+    [['--bogus', 'x.yaml'], /^svc-facade: unknown option --bogus; allowed: --port, --host, --dev, --watch, --help, --version\n$/],
     [['--port'], /^svc-facade: option --port needs a value\n$/],
     [['--port', 'eighty', join(dir, 'ok.yaml')], /^svc-facade: --port: option server\.port has invalid value "eighty"; allowed: an integer from 0 to 65535\n$/],
     [[], /^svc-facade: no configuration file given \(try --help\)\n$/],

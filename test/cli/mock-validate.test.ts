@@ -134,7 +134,7 @@ test('mock: the command line is checked (exit code 2) and a contract that cannot
   const two = await run(['mock', 'a.yaml', 'b.yaml'], dir);
   assert.deepEqual([two.code, two.stderr], [2, 'svc-facade: mock takes one contract, got a.yaml b.yaml (try svc-facade mock --help)\n']);
   const unknown = await run(['mock', 'items.yaml', '--watch-me'], dir);
-  assert.deepEqual([unknown.code, unknown.stderr], [2, 'svc-facade: unknown option --watch-me for mock; allowed: --port, --host, --dynamic, --help\n']);
+  assert.deepEqual([unknown.code, unknown.stderr], [2, 'svc-facade: unknown option --watch-me for mock; allowed: --port, --host, --dynamic, --watch, --help\n']);
   const badPort = await run(['mock', 'items.yaml', '--port', 'x'], dir);
   assert.equal(badPort.code, 2);
   assert.match(badPort.stderr, /^svc-facade: --port: option server\.port has invalid value "x"/);

@@ -37,6 +37,7 @@ const dist = mkdtempSync(join(root, '.dist-build-'));
 process.on('exit', () => rmSync(dist, { recursive: true, force: true }));
 // --stripInternal: what is marked @internal (the lazy request headers' machinery) is no public type.
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json'), '--emitDeclarationOnly', '--stripInternal', '--outDir', dist], { stdio: 'inherit' });
+pruneUnusedImports(dist);
 checkPublicDeclarations(join(dist, 'index.d.ts'));
 // The bundle's entry: the public API, and the CLI, whose module runs main() when imported, so only on runCli().
 const entry = "export * from './lib/index.ts';\nexport const runCli = () => import('./lib/main.ts');\n";
@@ -113,6 +114,24 @@ function readStamp() {
     return readFileSync(join(final, STAMP), 'utf8').trim();
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * --stripInternal drops what is @internal but keeps the imports only it used; a declaration file keeps an
+ * imported name only if it still names it, so an internal's types (a bundled package's) do not stay reachable.
+ */
+function pruneUnusedImports(dir) {
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    if (!name.endsWith('.d.ts')) continue;
+    const file = join(dir, name);
+    const text = readFileSync(file, 'utf8');
+    const pruned = text.replace(/^import (type )?\{([^}]*)\} from ('[^']+');\n/gm, (line, typeOnly, list, from) => {
+      const rest = text.replace(line, '');
+      const kept = list.split(',').map((s) => s.trim()).filter((s) => s !== '' && new RegExp(`\\b${s.split(/\s+as\s+/).pop().replace(/^type\s+/, '').replace(/\$/g, '\\$')}\\b`).test(rest));
+      return kept.length === 0 ? '' : `import ${typeOnly ?? ''}{ ${kept.join(', ')} } from ${from};\n`;
+    });
+    if (pruned !== text) writeFileSync(file, pruned);
   }
 }
 

@@ -30,6 +30,7 @@ export interface RouteDefinition {
 
 type Step = (ex: Exchange) => unknown;
 
+/** An expression compiled once, at startup. @internal */
 export function compileExpression(expression: Expression): Evaluator {
   if (typeof expression === 'function') return expression;
   if ('simple' in expression) return compileSimple(String(expression.simple));
@@ -51,6 +52,7 @@ interface StepContext {
   forwardsBody: boolean;
 }
 
+/** A route's steps compiled once, at startup. @internal */
 export function compileRoute(def: RouteDefinition, bus: DirectBus, logger: Logger, backends: BackendContext): Route {
   const name = def.from.replace(/^direct:/, '');
   const ctx: StepContext = { bus, logger, backends, routeName: name, forwardsBody: false };

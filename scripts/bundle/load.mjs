@@ -7,7 +7,7 @@
 // compiling. A cache from another Node or V8 version, or other V8 flags, is rejected by V8 itself
 // (script.cachedDataRejected); the bundle then compiles from source as usual, only slower to start.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, Module } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
@@ -57,11 +57,32 @@ function readSource(path) {
   return text + decoder.decode();
 }
 
+/**
+ * The name stack traces give the bundle. V8 keeps the name a code cache was made under (the build's
+ * directory, /src/dist in the image) over the one given here, so it is one that holds wherever dist/ lies.
+ */
+const SCRIPT_NAME = 'svc-facade/dist/svc-facade.cjs';
+
+/**
+ * Under `node --enable-source-maps`, node's CommonJS compiler runs the bundle instead, which reads its
+ * sourceMappingURL: stack traces then name lib/*.ts lines. It uses no code cache (a slower start).
+ */
+function compileWithSourceMap(source) {
+  const loader = new Module(file);
+  loader.filename = file;
+  loader.paths = Module._nodeModulePaths(dirname(file));
+  // The banner line starts the function expression: assigning it shifts no line the map describes.
+  loader._compile(`module.exports=${source}`, file);
+  return loader.exports;
+}
+
 // The file is one function expression taking CommonJS's parameters and the host's import() (see
 // lib/external-import.ts); nothing is concatenated around it.
-export const script = new Script(readSource(file), { filename: file, cachedData: cachedData() });
+const mapped = process.sourceMapsEnabled === true;
+export const script = mapped ? undefined : new Script(readSource(file), { filename: SCRIPT_NAME, cachedData: cachedData() });
+const run = mapped ? compileWithSourceMap(readSource(file)) : script.runInThisContext();
 const module = { exports: {} };
-script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), (specifier) => import(specifier));
+run(module.exports, createRequire(file), module, file, dirname(file), (specifier) => import(specifier));
 
 /** The bundle's exports: lib/index.ts's public API and runCli (lib/main.ts). */
 export const api = module.exports;

@@ -57,6 +57,8 @@ export interface Facts {
   discriminator?: { propertyName: string; mapping: Json | undefined; uri: string };
   /** Keywords hint at a type although none is declared. */
   hinted?: JsonType;
+  /** The schemas these facts were read from (all apply): what a value made from them is checked against. */
+  sources: Located[];
 }
 
 export function emptyFacts(): Facts {
@@ -77,6 +79,7 @@ export function emptyFacts(): Facts {
     choices: [],
     readOnly: false,
     writeOnly: false,
+    sources: [],
   };
 }
 
@@ -87,6 +90,7 @@ export function factsOf(parts: readonly Located[], contract: Contract): Facts {
   const facts = emptyFacts();
   const visiting = new Set<unknown>();
   for (const part of parts) addSchema(facts, part.value, part.uri, contract, visiting, 0);
+  facts.sources = [...parts];
   return facts;
 }
 
@@ -104,6 +108,7 @@ export function mergeFacts(into: Facts, more: Facts): Facts {
     additional: into.additional === false || more.additional === false ? false : [...into.additional, ...more.additional],
     patternProperties: [...into.patternProperties, ...more.patternProperties],
     choices: [...into.choices, ...more.choices],
+    sources: [...into.sources, ...more.sources],
   };
   for (const [name, located] of more.properties) out.properties.set(name, [...(out.properties.get(name) ?? []), ...located]);
   out.types = intersectTypes(into.types, more.types);

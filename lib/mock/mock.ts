@@ -16,6 +16,7 @@ import { fileStems, MockFolder, requestKey, templateKey, type MockFile } from '.
 import { parsePrefer, type Preference } from './prefer.js';
 import { Random } from './random.js';
 import { Synthesizer } from './synthesize.js';
+import { enableChecks } from './conformance.js';
 import { compileSequenceMock } from '../streams/mock.js';
 import { isSequential } from '../streams/media.js';
 
@@ -26,6 +27,8 @@ interface MockContext {
   /** Dynamic answers without a `seed=`: one stream, seeded differently on every start. */
   random: Random;
   dynamicByDefault: boolean;
+  /** While validation loads for the synthesizer's checks (conformance.ts); answers wait for it. */
+  checksLoading: Promise<void> | undefined;
 }
 
 const contexts = new WeakMap<FeatureContext, MockContext>();
@@ -40,12 +43,18 @@ export const mockFeature: Feature = (op, disposition, ctx) => {
       notes.add(message);
       ctx.logger.warn(message);
     };
-    mock = {
+    const synthesizer = new Synthesizer(ctx.contract, note);
+    const created: MockContext = {
       folder: MockFolder.open(ctx.config, ctx.logger),
-      synthesizer: new Synthesizer(ctx.contract, note),
+      synthesizer,
       random: new Random(randomUUID()),
       dynamicByDefault: ctx.config.openApi.mockDynamic === true,
+      checksLoading: undefined,
     };
+    created.checksLoading = enableChecks(ctx, synthesizer)
+      .catch((err: Error) => ctx.logger.error(`mock: synthesized bodies cannot be checked: ${err.message}`))
+      .finally(() => (created.checksLoading = undefined));
+    mock = created;
     contexts.set(ctx, mock);
   }
   return compileMock(op, mock, ctx);
@@ -85,6 +94,7 @@ function compileMock(op: Operation, mock: MockContext, ctx: FeatureContext): Par
   };
 
   const invoke = (ex: Exchange): void | Promise<void> => {
+    if (mock.checksLoading !== undefined) return mock.checksLoading.then(() => invoke(ex));
     const headers = ex.request?.headers ?? NO_HEADERS;
     const { accept } = headers;
     const contentType = headers['content-type'];

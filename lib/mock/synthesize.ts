@@ -9,11 +9,19 @@
 // values, then only required ones, which keeps recursion finite without breaking `required`); writeOnly
 // properties are left out (these are responses); `oneOf`/`anyOf` take the first branch that fits (dynamic
 // mode varies it where that stays valid), with the discriminator's value set.
+//
+// Once the facade's validator is available (`useChecks`), values are also checked the way validation checks
+// them (issue 26): a contract sample is used only when it validates as a whole (nested values included); a
+// plain `oneOf` value must match its chosen branch and fail the others (a property another branch requires
+// is dropped, one it declares is given a value it refuses, else the next branch is tried); and a whole body
+// that still fails is drawn again, a few times, before the closest one is served and the log says so once.
 import type { Contract } from '../contract/load.js';
 import { isRef, type Located } from '../contract/refs.js';
 import { setOwn } from '../objects.js';
 import { derefRef, discriminatorDispatch, schemaRef, type Dispatch } from '../validation/discriminator.js';
 import type { RegExpLike } from '../validation/safe-regex.js';
+import type { ErrorObject } from 'ajv';
+import type { SchemaCheck } from '../validation/schemas.js';
 import { factsOf, mergeFacts, type Facts, type JsonType } from './facts.js';
 import { filler, formatSample, matchesFormat, plainSample } from './formats.js';
 import { codePoints, compileMockPattern, type MockPattern, type PatternSampler } from './pattern.js';
@@ -50,16 +58,60 @@ const DYNAMIC_SPAN = 1000;
 
 const anyValue: Generator = (_g, depth) => (depth === 0 ? {} : 'string');
 
+/** Compiles the check of values against schemas that all apply (the facade's response validation). */
+export type SchemaChecker = (parts: readonly Located[]) => SchemaCheck;
+/** How many more times a value that fails its schema is drawn (with fixed seeds in static mode). */
+const REDRAWS = 4;
+/** Values a branch's property schema may refuse, tried in order to make a `oneOf` value fail that branch. */
+const REFUSED_CANDIDATES: unknown[] = [null, false, 0, 0.5, '', [], {}];
+/** How deep `differ` looks for a place where a `oneOf` value can be made to fail another branch. */
+const DIFFER_DEPTH = 4;
+
 export class Synthesizer {
   private readonly bySchema = new WeakMap<object, Generator>();
   private readonly patterns = new Map<string, MockPattern>();
   private componentNames: WeakMap<object, string> | undefined;
+  private checker: SchemaChecker | undefined;
 
   constructor(
     private readonly contract: Contract,
     /** Warnings for the log (a pattern that cannot be generated, a schema that cannot be resolved); each once. */
     readonly note: (message: string) => void,
   ) {}
+
+  /** From now on, values are checked by validation's compiled schemas (see the top of this file). */
+  useChecks(checker: SchemaChecker): void {
+    this.checker = checker;
+  }
+
+  /**
+   * The generator for a whole body: values that fail the schema are drawn again (REDRAWS times); the last
+   * resort is the first value made, and the log says once, naming the schema (`label`), that none validated.
+   */
+  conforming(schema: unknown, uri: string, label: string): Generator {
+    const gen = this.generator(schema, uri);
+    let check: SchemaCheck | undefined;
+    return (g, depth) => {
+      const first = gen(g, depth);
+      if (this.checker === undefined || first === NOTHING) return first;
+      check ??= this.checker([{ value: schema, uri }]);
+      let errors = safeCheck(check, first);
+      for (let n = 1; errors !== undefined && n <= REDRAWS; n++) {
+        const source = g.random === undefined ? { random: new Random(`redraw-${n}`), spent: 0 } : g;
+        const value = gen(source, depth);
+        if (value !== NOTHING && (errors = safeCheck(check, value)) === undefined) return value;
+      }
+      if (errors !== undefined) this.note(`mock: no value valid against ${label} can be synthesized (${describeErrors(errors)}); the closest one is served`);
+      return first;
+    };
+  }
+
+  /** Whether a value passes the compiled check of `f`'s schemas (true while there are no checks). */
+  private conforms(value: unknown, f: Facts, cache: { check?: SchemaCheck }): boolean {
+    if (this.checker === undefined || f.sources.length === 0) return true;
+    cache.check ??= this.checker(f.sources);
+    return safeCheck(cache.check, value) === undefined;
+  }
 
   /** The generator for a schema found in document `uri`; undefined schema: any value. */
   generator(schema: unknown, uri: string): Generator {
@@ -93,8 +145,18 @@ export class Synthesizer {
       return () => value;
     }
     if (f.choices.length > 0) return this.choice(f);
-    const sample = f.samples.find((s) => this.fits(s, f));
-    const hasSample = sample !== undefined;
+    const fitting = f.samples.filter((s) => this.fits(s, f));
+    const checks: { check?: SchemaCheck } = {};
+    // A sample is checked as a whole once checks are on: `fits` looks at its own level only.
+    let checked: { value: unknown } | null | undefined;
+    const sampleOf = (): { value: unknown } | null => {
+      if (checked !== undefined) return checked;
+      const found = fitting.find((s) => this.conforms(s, f, checks));
+      const result = found === undefined ? null : { value: found };
+      if (this.checker !== undefined) checked = result;
+      return result;
+    };
+    const hasSample = fitting.length > 0;
     const enumValues = f.enumValues?.filter((v) => this.fits(v, { ...f, enumValues: undefined }));
     const hasEnum = enumValues !== undefined && enumValues.length > 0;
     const kinds = (f.types ?? (f.hinted ? [f.hinted] : [])).filter((t) => t !== 'null');
@@ -107,7 +169,8 @@ export class Synthesizer {
       g.spent++;
       const random = g.random;
       if (random === undefined) {
-        if (hasSample) return sample;
+        const sample = hasSample ? sampleOf() : null;
+        if (sample !== null) return sample.value;
         if (hasEnum) return enumValues[0];
       } else if (hasEnum) return random.pick(enumValues);
       if (onlyNull || (nullable && (depth > HARD_DEPTH || (random !== undefined && random.chance(NULL_CHANCE))))) return null;
@@ -133,14 +196,17 @@ export class Synthesizer {
   }
 
   private object(f: Facts, self: object | undefined): Generator {
-    const props: { name: string; required: boolean; gen: Generator }[] = [];
+    const props: { name: string; required: boolean; gen: Generator; patterned?: Facts; checks: { check?: SchemaCheck } }[] = [];
     for (const [name, parts] of f.properties) {
-      if (factsOf(parts, this.contract).writeOnly) continue; // never in a response
-      props.push({ name, required: f.required.has(name), gen: this.generatorOf(parts) });
+      const facts = factsOf(parts, this.contract);
+      if (facts.writeOnly) continue; // never in a response
+      // A pattern no string can be generated for: an optional property is left out rather than served wrong.
+      const patterned = facts.patterns.length > 0 ? facts : undefined;
+      props.push({ name, required: f.required.has(name), gen: this.generatorOf(parts), patterned, checks: {} });
     }
     const extra = f.additional === false ? undefined : this.generatorOf(f.additional);
     for (const name of f.required) {
-      if (!f.properties.has(name)) props.push({ name, required: true, gen: extra ?? anyValue });
+      if (!f.properties.has(name)) props.push({ name, required: true, gen: extra ?? anyValue, checks: {} });
     }
     const patternProps = f.patternProperties.flatMap(([pattern, located]) => {
       const key = this.sampler(pattern)?.sample(undefined, { min: 1, max: 64 });
@@ -161,7 +227,7 @@ export class Synthesizer {
       for (const p of props) {
         if (!p.required && (!full || count >= maxProps || (random !== undefined && random.chance(OMIT_CHANCE)))) continue;
         const value = p.gen(g, depth + 1);
-        if (value === NOTHING) continue;
+        if (value === NOTHING || (!p.required && p.patterned !== undefined && !this.conforms(value, p.patterned, p.checks))) continue;
         setOwn(out, p.name, value);
         count++;
       }
@@ -246,6 +312,7 @@ export class Synthesizer {
     const [choice, ...rest] = f.choices;
     const base: Facts = { ...f, choices: rest };
     const options: Generator[] = [];
+    const branchOf: { index: number; facts: Facts }[] = [];
     const dispatch = discriminatorDispatch(choice!.owner.value, choice!.owner.uri, this.contract.refs);
     if (dispatch !== undefined) {
       // Explicit mapping entries come first; a branch they already name gets no second, implicit value.
@@ -267,18 +334,126 @@ export class Synthesizer {
       const fallback = dispatch.fallback && this.fallbackOption(dispatch, base, reached);
       if (fallback !== undefined) options.push(fallback);
     } else {
-      for (const branch of choice!.branches) {
+      for (const [index, branch] of choice!.branches.entries()) {
         const facts = mergeFacts(base, factsOf([branch], this.contract));
         if (facts.impossible) continue;
         let gen: Generator | undefined;
         options.push((g, depth) => (gen ??= this.compile(facts, undefined))(g, depth));
+        branchOf.push({ index, facts });
       }
     }
     if (options.length === 0) return this.compile(base, undefined);
+    if (dispatch === undefined && choice!.keyword === 'oneOf') return this.exclusiveChoice(choice!.branches, options, branchOf);
     // Dynamic mode varies the branch where any pick stays valid: `anyOf`, or a discriminator naming it. A
     // plain `oneOf` keeps its first fitting branch, as a value fitting two branches would fit none.
     const varied = dispatch !== undefined || choice!.keyword === 'anyOf';
     return (g, depth) => (g.random === undefined || !varied || options.length === 1 ? options[0]! : g.random.pick(options))(g, depth);
+  }
+
+  /**
+   * A plain `oneOf` (no discriminator): the value made for a branch must match it and fail every other one,
+   * or validation refuses it. Without checks, the first fitting branch (any pick could match two). With
+   * them: a value the validator sees matching several branches is made to fail the others
+   * (`distinguish`), else the next branch is tried (dynamic mode starts at a random one and draws again);
+   * failing all, the first value made is kept (the whole body's check then reports it).
+   */
+  private exclusiveChoice(branches: readonly Located[], options: Generator[], branchOf: { index: number; facts: Facts }[]): Generator {
+    let checks: SchemaCheck[] | undefined;
+    return (g, depth) => {
+      const random = g.random;
+      if (this.checker === undefined) return options[0]!(g, depth);
+      checks ??= branches.map((branch) => this.checker!([branch]));
+      const start = random === undefined ? 0 : random.int(0, options.length - 1);
+      const attempts = random === undefined ? options.length : options.length + REDRAWS;
+      let first: unknown = NOTHING;
+      for (let n = 0; n < attempts; n++) {
+        const k = (start + n) % options.length;
+        const value = options[k]!(g, depth);
+        if (value === NOTHING) continue;
+        if (first === NOTHING) first = value;
+        const exclusive = this.distinguish(value, branchOf[k]!, branchOf, checks);
+        if (exclusive !== undefined) return exclusive;
+      }
+      return first;
+    };
+  }
+
+  /**
+   * `value`, made for branch `chosen`, changed so that it matches that branch only (see `differ`), checked
+   * against each branch on its own, as `oneOf` checks them. Undefined when that fails.
+   */
+  private distinguish(value: unknown, chosen: { index: number; facts: Facts }, all: { index: number; facts: Facts }[], checks: SchemaCheck[]): unknown {
+    const passes = (v: unknown, index: number): boolean => safeCheck(checks[index]!, v) === undefined;
+    if (!passes(value, chosen.index)) return undefined;
+    let out = value;
+    for (const other of all) {
+      if (other.index === chosen.index || !passes(out, other.index)) continue;
+      const changed = this.differ(out, chosen.facts, other.facts, (v) => passes(v, chosen.index) && !passes(v, other.index), 0);
+      if (changed === undefined) return undefined;
+      out = changed;
+    }
+    // A change made against one branch may have let an earlier one pass again.
+    return all.every((b) => passes(out, b.index) === (b.index === chosen.index)) ? out : undefined;
+  }
+
+  /**
+   * A copy of `value` (valid for `chosen`) that `other` refuses, as judged by `done`: a property `other`
+   * requires and `chosen` does not is dropped; a property only `other` declares gets a value it refuses;
+   * one only `chosen` declares is added where `other` allows no extra ones; else the same is tried inside
+   * a property both declare, or the first item of an array (a few levels deep).
+   */
+  private differ(value: unknown, chosen: Facts, other: Facts, done: (v: unknown) => boolean, depth: number): unknown {
+    if (depth > DIFFER_DEPTH || value === null || typeof value !== 'object') return undefined;
+    if (Array.isArray(value)) {
+      if (value.length === 0 || chosen.items.length === 0 || other.items.length === 0) return undefined;
+      const inner = (v: unknown): boolean => done([v, ...value.slice(1)]);
+      const item = this.differ(value[0], factsOf(chosen.items, this.contract), factsOf(other.items, this.contract), inner, depth + 1);
+      return item === undefined ? undefined : [item, ...value.slice(1)];
+    }
+    const obj = value as Record<string, unknown>;
+    const tryWith = (name: string, v: unknown): Record<string, unknown> | undefined => {
+      const changed = { ...obj };
+      setOwn(changed, name, v);
+      return done(changed) ? changed : undefined;
+    };
+    for (const name of other.required) {
+      if (chosen.required.has(name) || !Object.hasOwn(obj, name)) continue;
+      const { [name]: _dropped, ...rest } = obj;
+      if (done(rest)) return rest;
+    }
+    if (chosen.additional !== false) {
+      for (const name of other.properties.keys()) {
+        if (chosen.properties.has(name)) continue;
+        for (const candidate of REFUSED_CANDIDATES) {
+          const changed = tryWith(name, candidate);
+          if (changed !== undefined) return changed;
+        }
+      }
+    }
+    if (other.additional === false) {
+      for (const [name, parts] of chosen.properties) {
+        if (other.properties.has(name) || Object.hasOwn(obj, name)) continue;
+        const made = this.generatorOf(parts)({ random: undefined, spent: 0 }, depth + 1);
+        const changed = made === NOTHING ? undefined : tryWith(name, made);
+        if (changed !== undefined) return changed;
+      }
+    }
+    for (const [name, parts] of chosen.properties) {
+      const theirs = other.properties.get(name);
+      if (theirs === undefined || !Object.hasOwn(obj, name)) continue;
+      const inner = (v: unknown): boolean => {
+        const changed = { ...obj };
+        setOwn(changed, name, v);
+        return done(changed);
+      };
+      const made = this.differ(obj[name], factsOf(parts, this.contract), factsOf(theirs, this.contract), inner, depth + 1);
+      if (made !== undefined) {
+        const changed = { ...obj };
+        setOwn(changed, name, made);
+        return changed;
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -480,4 +655,21 @@ function clamp(n: number, lo: number, hi: number): number {
 function roundLike(v: number, step: number): number {
   const decimals = (String(step).split('.')[1] ?? '').length;
   return decimals === 0 ? v : Number(v.toFixed(Math.min(decimals, 20)));
+}
+
+/** A compiled check that may throw (an uncompilable schema refuses every value): read as "no errors known". */
+function safeCheck(check: SchemaCheck, value: unknown): ErrorObject[] | undefined {
+  try {
+    return check(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first validation errors, for the log. */
+function describeErrors(errors: readonly ErrorObject[]): string {
+  return errors
+    .slice(0, 2)
+    .map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`)
+    .join('; ');
 }

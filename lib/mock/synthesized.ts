@@ -83,7 +83,7 @@ export class SynthesizedResponse {
       const media = this.content[mediaType];
       if (!media || typeof media !== 'object') gen = null;
       else if (media.schema === undefined && !isJsonMediaType(mediaType) && !isXmlMediaType(mediaType)) gen = () => 'string';
-      else gen = this.synthesizer.generator(media.schema, this.located.uri);
+      else gen = this.synthesizer.conforming(media.schema, this.located.uri, schemaLabel(media.schema, mediaType));
       this.generators.set(mediaType, gen);
     }
     return gen ?? undefined;
@@ -144,4 +144,10 @@ function headerText(value: unknown): string {
   else if (typeof value === 'object') text = Object.entries(value as Json).flat().map(String).join(',');
   else text = String(value);
   return text.replace(HEADER_UNSAFE, '');
+}
+
+/** How the log names a response schema: its `$ref`, else as the inline schema of its media type. */
+function schemaLabel(schema: unknown, mediaType: string): string {
+  const ref = schema !== null && typeof schema === 'object' ? (schema as Json).$ref : undefined;
+  return typeof ref === 'string' ? `the schema ${ref} (${mediaType} response)` : `the inline ${mediaType} response schema`;
 }

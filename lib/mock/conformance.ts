@@ -1,0 +1,19 @@
+// Synthesized values checked by the facade's own response validation (issue 26): the facade's schema
+// compiler (one ajv instance, shared with validation) is loaded when the mock first needs it, not at import,
+// so a facade that mocks nothing does not load ajv for it.
+import type { Located } from '../contract/refs.js';
+import type { FeatureContext } from '../pipeline/stages.js';
+import type { SchemaCompiler } from '../validation/schemas.js';
+import type { SchemaChecker, Synthesizer } from './synthesize.js';
+
+/** Checks of values against schemas that all apply, compiled by `compiler` (response direction). */
+export function schemaChecker(compiler: SchemaCompiler): SchemaChecker {
+  return (parts: readonly Located[]) =>
+    compiler.compile('mock: a synthesized value', (convert) => (parts.length === 1 ? convert(parts[0]!.value, parts[0]!.uri, 'response') : { allOf: parts.map((p) => convert(p.value, p.uri, 'response')) }));
+}
+
+/** Loads validation and turns the synthesizer's checks on; the promise settles when they are on. */
+export async function enableChecks(ctx: FeatureContext, synthesizer: Synthesizer): Promise<void> {
+  const { bodyContext } = await import('../validation/validator.js');
+  synthesizer.useChecks(schemaChecker(bodyContext(ctx).compiler));
+}

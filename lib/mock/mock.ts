@@ -27,8 +27,11 @@ interface MockContext {
   /** Dynamic answers without a `seed=`: one stream, seeded differently on every start. */
   random: Random;
   dynamicByDefault: boolean;
-  /** While validation loads for the synthesizer's checks (conformance.ts); answers wait for it. */
-  checksLoading: Promise<void> | undefined;
+  /**
+   * The synthesizer's checks (conformance.ts) load validation on the first mocked request (startup stays as
+   * fast, and a facade whose mock is never asked never loads ajv); answers wait for them. Null once loaded.
+   */
+  checks: Promise<void> | null | undefined;
 }
 
 const contexts = new WeakMap<FeatureContext, MockContext>();
@@ -43,18 +46,13 @@ export const mockFeature: Feature = (op, disposition, ctx) => {
       notes.add(message);
       ctx.logger.warn(message);
     };
-    const synthesizer = new Synthesizer(ctx.contract, note);
-    const created: MockContext = {
+    mock = {
       folder: MockFolder.open(ctx.config, ctx.logger),
-      synthesizer,
+      synthesizer: new Synthesizer(ctx.contract, note),
       random: new Random(randomUUID()),
       dynamicByDefault: ctx.config.openApi.mockDynamic === true,
-      checksLoading: undefined,
+      checks: undefined,
     };
-    created.checksLoading = enableChecks(ctx, synthesizer)
-      .catch((err: Error) => ctx.logger.error(`mock: synthesized bodies cannot be checked: ${err.message}`))
-      .finally(() => (created.checksLoading = undefined));
-    mock = created;
     contexts.set(ctx, mock);
   }
   return compileMock(op, mock, ctx);
@@ -94,7 +92,7 @@ function compileMock(op: Operation, mock: MockContext, ctx: FeatureContext): Par
   };
 
   const invoke = (ex: Exchange): void | Promise<void> => {
-    if (mock.checksLoading !== undefined) return mock.checksLoading.then(() => invoke(ex));
+    if (mock.checks !== null) return (mock.checks ??= loadChecks(mock, ctx)).then(() => invoke(ex));
     const headers = ex.request?.headers ?? NO_HEADERS;
     const { accept } = headers;
     const contentType = headers['content-type'];
@@ -156,6 +154,12 @@ function compileMock(op: Operation, mock: MockContext, ctx: FeatureContext): Par
 
   // The echo returns the request bytes exactly, whatever another feature's decode would have made of them.
   return echoes ? { decode: keepRawBody, invoke } : { invoke };
+}
+
+function loadChecks(mock: MockContext, ctx: FeatureContext): Promise<void> {
+  return enableChecks(ctx, mock.synthesizer)
+    .catch((err: Error) => ctx.logger.error(`mock: synthesized bodies cannot be checked: ${err.message}`))
+    .finally(() => (mock.checks = null));
 }
 
 function writesAnyValue(type: string): boolean {

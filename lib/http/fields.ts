@@ -6,4 +6,11 @@ export const TOKEN = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
  * What no field value can carry (RFC 9110 §5.5, as node:http and undici enforce it): control characters but
  * HTAB (CR, LF and NUL among them), DEL, and anything beyond Latin-1.
  */
-export const UNSENDABLE_VALUE = /[\0-\x08\n-\x1f\x7f\u0100-\uffff]/;
+const UNSENDABLE_VALUE = /[\0-\x08\n-\x1f\x7f\u0100-\uffff]/;
+/** Anything but printable ASCII: most values have none, and this one-range class is the quicker scan. */
+const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
+
+/** True when no field can carry `text` (it runs for every header of every forwarded request and answer). */
+export function isUnsendableValue(text: string): boolean {
+  return NOT_PRINTABLE_ASCII.test(text) && UNSENDABLE_VALUE.test(text);
+}

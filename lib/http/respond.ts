@@ -6,7 +6,7 @@ import { HeaderNames, isInternalName, type Exchange } from '../routes/exchange.j
 import { StreamedBody } from '../routes/streamed-body.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../observe/request-id.js';
 import { noteBodyLength } from './body-length.js';
-import { TOKEN, UNSENDABLE_VALUE } from './fields.js';
+import { TOKEN, isUnsendableValue } from './fields.js';
 
 const NEVER_SENT = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'host']);
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
@@ -29,7 +29,7 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
   const body = ex.message.body;
   // Only a Content-Type the route (or a stage) wrote counts: the request's own must not label the response.
   let type = headers.writtenValue('content-type') as string | undefined;
-  if (type !== undefined && type !== null && UNSENDABLE_VALUE.test(String(type))) {
+  if (type !== undefined && type !== null && isUnsendableValue(String(type))) {
     unsendable?.(res, 'content-type');
     type = undefined;
   }
@@ -79,7 +79,7 @@ function writtenHeaders(res: ServerResponse, ex: Exchange, unsendable: Unsendabl
     const value = headers.writtenValue(name);
     if (value === undefined || value === null) continue;
     const text = Array.isArray(value) ? value.map(String) : String(value);
-    if (!TOKEN.test(name) || (typeof text === 'string' ? UNSENDABLE_VALUE.test(text) : text.some((t) => UNSENDABLE_VALUE.test(t)))) {
+    if (!TOKEN.test(name) || (typeof text === 'string' ? isUnsendableValue(text) : text.some(isUnsendableValue))) {
       unsendable?.(res, name);
       continue;
     }

@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { isIP, type BlockList, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { TOKEN, UNSENDABLE_VALUE } from '../../http/fields.js';
+import { TOKEN, isUnsendableValue } from '../../http/fields.js';
 import { isForwardingField } from '../../http/forwarding-fields.js';
 import { isInternalName, type Exchange } from '../exchange.js';
 
@@ -44,7 +44,7 @@ export function backendRequestHeaders(ex: Exchange, host: string, trusted: Block
     const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : typeof value === 'number' ? String(value) : undefined;
     // Query and path parameters are headers too; one no header can carry (`?a%20b=1`, `%0D%0A`) is left out
     // instead of failing the whole call: the query string still carries it.
-    if (text !== undefined && TOKEN.test(name) && !UNSENDABLE_VALUE.test(text)) out.push(name, text);
+    if (text !== undefined && TOKEN.test(name) && !isUnsendableValue(text)) out.push(name, text);
   });
   if (contentLength !== undefined) out.push('content-length', contentLength);
   if (facts !== undefined) addForwarding(out, req!, facts);

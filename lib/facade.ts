@@ -233,7 +233,8 @@ class ServedVersion {
       }
       const chosen = pickCandidate(candidates, query);
       this.inflight++;
-      res.once('close', this.settle);
+      // `on`, not `once` (no wrapper per request): a response closes once.
+      res.on('close', this.settle);
       chosen.target.serve(req, res, match.params, chosen.paramNames, path, query);
     };
   }

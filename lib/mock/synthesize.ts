@@ -324,6 +324,7 @@ export class Synthesizer {
         reached.add(schema);
         const facts = mergeFacts(base, factsOf([located], this.contract));
         if (facts.impossible) continue;
+        branchOf.push({ index: choice!.branches.findIndex((b) => this.contract.refs.deref(b.value, b.uri).value === schema), facts });
         const name = dispatch.propertyName;
         let gen: Generator | undefined;
         options.push((g, depth) => {
@@ -332,7 +333,10 @@ export class Synthesizer {
         });
       }
       const fallback = dispatch.fallback && this.fallbackOption(dispatch, base, reached);
-      if (fallback !== undefined) options.push(fallback);
+      if (fallback !== undefined) {
+        options.push(fallback);
+        branchOf.push({ index: -1, facts: base });
+      }
     } else {
       for (const [index, branch] of choice!.branches.entries()) {
         const facts = mergeFacts(base, factsOf([branch], this.contract));
@@ -343,26 +347,29 @@ export class Synthesizer {
       }
     }
     if (options.length === 0) return this.compile(base, undefined);
-    if (dispatch === undefined && choice!.keyword === 'oneOf') return this.exclusiveChoice(choice!.branches, options, branchOf);
-    // Dynamic mode varies the branch where any pick stays valid: `anyOf`, or a discriminator naming it. A
-    // plain `oneOf` keeps its first fitting branch, as a value fitting two branches would fit none.
-    const varied = dispatch !== undefined || choice!.keyword === 'anyOf';
-    return (g, depth) => (g.random === undefined || !varied || options.length === 1 ? options[0]! : g.random.pick(options))(g, depth);
+    if (choice!.keyword === 'oneOf') return this.exclusiveChoice(choice!.branches, options, branchOf, dispatch !== undefined);
+    // Dynamic mode varies the branch of an `anyOf`, where any pick stays valid.
+    return (g, depth) => (g.random === undefined || options.length === 1 ? options[0]! : g.random.pick(options))(g, depth);
   }
 
   /**
-   * A plain `oneOf` (no discriminator): the value made for a branch must match it and fail every other one,
-   * or validation refuses it. Without checks, the first fitting branch (any pick could match two). With
-   * them: a value the validator sees matching several branches is made to fail the others
-   * (`distinguish`), else the next branch is tried (dynamic mode starts at a random one and draws again);
-   * failing all, the first value made is kept (the whole body's check then reports it).
+   * `oneOf`: the value made for a branch should match it and fail every other one. A plain `oneOf` needs
+   * it, or validation refuses the value; a discriminated one is valid for our validation through its
+   * mapping, but a validator that reads `oneOf` without the discriminator (most do) needs it too.
+   * Without checks: the first fitting branch of a plain `oneOf` (any pick could match two), a random mapped
+   * one in dynamic mode for a discriminated one. With them: a value the validator sees matching several
+   * branches is made to fail the others (`distinguish`), else the next branch is tried (dynamic mode starts
+   * at a random one and draws again); failing all, the first value made is kept (for a plain `oneOf`, the
+   * whole body's check then reports it).
    */
-  private exclusiveChoice(branches: readonly Located[], options: Generator[], branchOf: { index: number; facts: Facts }[]): Generator {
+  private exclusiveChoice(branches: readonly Located[], options: Generator[], branchOf: { index: number; facts: Facts }[], discriminated: boolean): Generator {
     let checks: SchemaCheck[] | undefined;
+    let alone: Facts[] | undefined;
     return (g, depth) => {
       const random = g.random;
-      if (this.checker === undefined) return options[0]!(g, depth);
+      if (this.checker === undefined) return (random === undefined || !discriminated || options.length === 1 ? options[0]! : random.pick(options))(g, depth);
       checks ??= branches.map((branch) => this.checker!([branch]));
+      alone ??= branches.map((branch) => factsOf([branch], this.contract));
       const start = random === undefined ? 0 : random.int(0, options.length - 1);
       const attempts = random === undefined ? options.length : options.length + REDRAWS;
       let first: unknown = NOTHING;
@@ -371,7 +378,9 @@ export class Synthesizer {
         const value = options[k]!(g, depth);
         if (value === NOTHING) continue;
         if (first === NOTHING) first = value;
-        const exclusive = this.distinguish(value, branchOf[k]!, branchOf, checks);
+        const chosen = branchOf[k]!;
+        if (chosen.index === -1) return value; // `defaultMapping`'s schema, no branch: only the mapping decides
+        const exclusive = this.distinguish(value, chosen, alone, checks);
         if (exclusive !== undefined) return exclusive;
       }
       return first;
@@ -382,18 +391,18 @@ export class Synthesizer {
    * `value`, made for branch `chosen`, changed so that it matches that branch only (see `differ`), checked
    * against each branch on its own, as `oneOf` checks them. Undefined when that fails.
    */
-  private distinguish(value: unknown, chosen: { index: number; facts: Facts }, all: { index: number; facts: Facts }[], checks: SchemaCheck[]): unknown {
+  private distinguish(value: unknown, chosen: { index: number; facts: Facts }, alone: Facts[], checks: SchemaCheck[]): unknown {
     const passes = (v: unknown, index: number): boolean => safeCheck(checks[index]!, v) === undefined;
     if (!passes(value, chosen.index)) return undefined;
     let out = value;
-    for (const other of all) {
-      if (other.index === chosen.index || !passes(out, other.index)) continue;
-      const changed = this.differ(out, chosen.facts, other.facts, (v) => passes(v, chosen.index) && !passes(v, other.index), 0);
+    for (const [index, other] of alone.entries()) {
+      if (index === chosen.index || !passes(out, index)) continue;
+      const changed = this.differ(out, chosen.facts, other, (v) => passes(v, chosen.index) && !passes(v, index), 0);
       if (changed === undefined) return undefined;
       out = changed;
     }
     // A change made against one branch may have let an earlier one pass again.
-    return all.every((b) => passes(out, b.index) === (b.index === chosen.index)) ? out : undefined;
+    return checks.every((_c, index) => passes(out, index) === (index === chosen.index)) ? out : undefined;
   }
 
   /**

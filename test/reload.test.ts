@@ -151,3 +151,32 @@ test('watch(): a save (also by rename, as editors do) is served within 500 ms; a
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(logger.lines.length, lines, logger.lines.slice(lines).join('\n'));
 });
+
+test('a TypeScript route module is imported anew on reload; a save that does not compile is refused naming the line', async () => {
+  const dir = project();
+  const ts = (text: string): string => `import { RouteBuilder } from '${API}';
+export default class Routes extends RouteBuilder {
+  override configure(): void {
+    this.from('direct:getSlow').process((ex) => { ex.message.body = { v: '${text}' as string }; });
+  }
+}
+`;
+  writeFileSync(join(dir, 'routes.ts'), ts('ts one'));
+  const running = await serve([join(dir, 'config.yaml'), join(dir, 'routes.ts')], { env: {} });
+  try {
+    const { facade, origin } = running;
+    assert.deepEqual(JSON.parse((await get(origin, '/slow')).body), { v: 'ts one' });
+    writeFileSync(join(dir, 'routes.ts'), `${ts('ts two')}\nconst broken = (;\n`);
+    await assert.rejects(facade.reload(), (err: Error) => {
+      assert.match(err.message, /routes\.ts: cannot import: .*routes\.ts:8:\d+/);
+      assert.doesNotMatch(err.message, /\n/);
+      return true;
+    });
+    assert.deepEqual(JSON.parse((await get(origin, '/slow')).body), { v: 'ts one' });
+    writeFileSync(join(dir, 'routes.ts'), ts('ts three'));
+    await facade.reload();
+    assert.deepEqual(JSON.parse((await get(origin, '/slow')).body), { v: 'ts three' });
+  } finally {
+    await running.close();
+  }
+});

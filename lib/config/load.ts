@@ -2,6 +2,7 @@
 // Precedence: DSL files in order < properties files < environment variables.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Errors, SvcError, svcError } from '../errors.js';
 import { importExternal } from '../external-import.js';
@@ -78,11 +79,14 @@ let freshImports = 0;
  */
 async function applyModule(config: FacadeConfig, file: string, fresh: boolean): Promise<void> {
   if (/\.m?ts$/.test(file)) await ensureTypeScriptLoader(file);
+  // A module loaded as CommonJS (a .ts or .js file in a folder without "type": "module") is cached by its
+  // path, whatever the URL's query: it is evaluated again only once out of require's cache.
+  if (fresh) delete createRequire(file).cache[file];
   let mod: { default?: unknown };
   try {
     mod = (await importExternal(pathToFileURL(file).href + (fresh ? `?reload=${++freshImports}` : ''))) as { default?: unknown };
   } catch (err) {
-    throw svcError(Errors.CONFIG_FILE, file, `cannot import: ${((err as Error)?.message ?? String(err)).split('\n')[0]}`);
+    throw svcError(Errors.CONFIG_FILE, file, `cannot import: ${importFailure(err)}`);
   }
   const builder = toRouteBuilder(mod.default);
   if (!builder) throw svcError(Errors.CONFIG_FILE, file, 'the default export must be a RouteBuilder subclass or instance');
@@ -92,6 +96,15 @@ async function applyModule(config: FacadeConfig, file: string, fresh: boolean): 
     if (err instanceof SvcError) throw err;
     throw svcError(Errors.CONFIG_FILE, file, `configure() failed: ${(err as Error)?.message ?? String(err)}`);
   }
+}
+
+/**
+ * The first line of an import failure; with the next one when the first only announces it (tsx: "Transform
+ * failed with 1 error:", then the file, line and what is wrong).
+ */
+function importFailure(err: unknown): string {
+  const lines = ((err as Error)?.message ?? String(err)).split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  return lines[0]?.endsWith(':') && lines[1] !== undefined ? `${lines[0]} ${lines[1]}` : (lines[0] ?? '');
 }
 
 export function toRouteBuilder(value: unknown): RouteBuilder | undefined {

@@ -1,19 +1,19 @@
 // A backend's answer read whole, for a later step or response validation: decoded (gzip, deflate, br: the
 // steps see the content, as they did with fetch) and bounded by svc.backend.maxResponseSize after decoding.
-import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Errors } from '../../errors.js';
 import type { Exchange } from '../exchange.js';
 import { backendError, shownOrigin } from './failure.js';
 import type { BackendOptions } from './options.js';
+import type { BackendResponse } from './response.js';
 
 const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
 
 const TEXTUAL = /json|xml|text/;
 
 /** Reads the response; the exchange loses Content-Encoding when the bytes were decoded. Rejects with the cause. */
-export function readBackendBody(res: IncomingMessage, ex: Exchange, options: BackendOptions, origin: string): Promise<unknown> {
+export function readBackendBody(res: BackendResponse, ex: Exchange, options: BackendOptions, origin: string): Promise<unknown> {
   const encoding = res.headers['content-encoding']?.trim().toLowerCase();
   const decoder = encoding === undefined ? undefined : DECODERS[encoding];
   let source: Readable = res;
@@ -29,7 +29,7 @@ export function readBackendBody(res: IncomingMessage, ex: Exchange, options: Bac
   });
 }
 
-function collect(source: Readable, options: BackendOptions, res: IncomingMessage, origin: string): Promise<Buffer> {
+function collect(source: Readable, options: BackendOptions, res: BackendResponse, origin: string): Promise<Buffer> {
   const limit = options.maxResponseSize;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -37,7 +37,7 @@ function collect(source: Readable, options: BackendOptions, res: IncomingMessage
     source.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        // Settled first: destroying emits `aborted` at once, which must not count as the backend's failure.
+        // Settled first: destroying aborts the call, which must not count as the backend's failure.
         reject(backendError(Errors.BACKEND_RESPONSE_TOO_LARGE, [shownOrigin(origin, options.exposeOrigin), limit], origin, `more than ${limit} bytes`));
         res.destroy();
         source.destroy();
@@ -46,8 +46,7 @@ function collect(source: Readable, options: BackendOptions, res: IncomingMessage
       chunks.push(chunk);
     });
     source.on('end', () => resolve(Buffer.concat(chunks, size)));
+    // A backend that closes before the announced length is a failed call (undici's error), not a short body.
     source.on('error', reject);
-    // A backend that closes before the announced length is a failed call, not a short body.
-    res.on('aborted', () => reject(new Error('the backend closed the connection before the body was complete')));
   });
 }

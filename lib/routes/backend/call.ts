@@ -1,22 +1,22 @@
-// One forwarded request: sent on the endpoint's keep-alive pool, the client's body streamed or sent whole,
-// the answer streamed back or read whole; every failure mapped to one catalogue error (the origin in the log).
-// The framing of what is sent is written here, never left to node: node frames a streamed DELETE, OPTIONS
-// or TRACE body not at all, so a backend would read it as a request of its own (issue 21).
-import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// One forwarded request: sent on the endpoint's keep-alive pool (undici, see context.ts), the client's body
+// streamed or sent whole, the answer streamed back or read whole; every failure mapped to one catalogue error
+// (the origin in the log). undici writes the framing of what is sent itself, from the body it is handed and
+// the Content-Length given (a body that does not match it is an error, never sent as is), chunked otherwise.
 import type { Socket } from 'node:net';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
 import { Errors, SvcError, svcError } from '../../errors.js';
 import { hasBody } from '../../http/body.js';
 import { HeaderNames, type Exchange } from '../exchange.js';
 import { StreamedBody, takeArrived } from '../streamed-body.js';
 import { readBackendBody } from './body.js';
-import { ConnectTimeout, QueueTimeout, type BackendContext } from './context.js';
+import { QueueTimeout, type BackendContext, type BackendPool } from './context.js';
 import type { BackendEndpoint } from './endpoint.js';
 import { backendError, shownOrigin } from './failure.js';
 import { applyBackendResponse, backendRequestHeaders } from './headers.js';
 import { forwardablePath } from './path.js';
 import { redirectTarget, type Hop } from './redirects.js';
+import { BackendResponse, responseHeaders } from './response.js';
 
 const METHOD = HeaderNames.METHOD;
 const PATH = HeaderNames.PATH;
@@ -53,9 +53,15 @@ type ClientSocket = Socket & { [CALLS]?: Set<BackendCall> };
 
 class BackendCall {
   private cut: Cut | undefined;
-  private current: ClientRequest | undefined;
+  private settled = false;
+  /** The request sent (or about to be), one per hop. */
+  private current: Attempt | undefined;
+  /** Set while the call waits for a pooled connection. */
+  private leaveQueue: (() => void) | undefined;
+  /** A streamed upload's inactivity timer (undici's own headers timer would not see the upload's bytes). */
+  private idle: NodeJS.Timeout | undefined;
   private readonly client: ClientSocket | undefined;
-  private readonly onTimeout = (): void => this.abort('timeout');
+  readonly onTimeout = (): void => this.abort('timeout');
 
   constructor(
     private readonly endpoint: BackendEndpoint,
@@ -86,72 +92,102 @@ class BackendCall {
       if (whole !== undefined) source = whole ?? undefined;
     }
     const upload = source instanceof Readable && sendsBody ? source : undefined;
-    // The headers are handed to node as they are, so the framing is written here, for every method alike:
-    // a body sent whole has its length; a streamed one keeps the client's Content-Length only when it is the
-    // client's own body (node's parser delivers exactly that many bytes, and stream() checks), else is chunked.
+    // The Content-Length given to undici, which frames the body by it (or chunked without one): a body sent
+    // whole has its length; a streamed one keeps the client's Content-Length only when it is the client's own
+    // body (node's parser delivers exactly that many bytes, and stream() checks).
     let length: string | undefined;
-    let chunked = false;
     const payload = upload !== undefined || !sendsBody ? undefined : toPayload(source);
     if (upload !== undefined) {
       const declared = upload === client ? client.headers['content-length'] : undefined;
       // As a number: node's parser allows leading zeros (`05`), which some backends read otherwise.
       if (declared !== undefined) length = String(Number(declared));
       if (Number(length) > ctx.maxBodySize) throw svcError(Errors.BODY_TOO_LARGE, ctx.maxBodySize);
-      chunked = length === undefined;
     } else if (payload !== undefined) length = String(Buffer.byteLength(payload));
     else if (!BODILESS.has(method)) length = '0';
     const path = targetPath(endpoint, headers.get(PATH), headers.get(QUERY));
     const sent = backendRequestHeaders(ex, endpoint.host, ctx.trusted, length);
-    if (chunked) sent.push('transfer-encoding', 'chunked');
     const hop: Hop = { endpoint, path, method, headers: sent, payload };
     this.watchClient();
-    this.send(hop, upload, length === undefined ? undefined : Number(length), 0, false, streamResponse);
+    this.streamResponse = streamResponse;
+    this.send(hop, upload === undefined ? undefined : this.stream(upload, length === undefined ? undefined : Number(length)), 0, false);
   }
 
-  /** Sends one request; follows redirects when the endpoint says so (bodies sent whole only: a stream cannot be replayed). */
-  private send(hop: Hop, upload: Readable | undefined, uploadLength: number | undefined, redirects: number, retried: boolean, streamResponse: boolean): void {
+  private streamResponse = false;
+
+  /** Sends one request once its pool has a connection for it; follows redirects when the endpoint says so (bodies sent whole only: a stream cannot be replayed). */
+  private send(hop: Hop, upload: Readable | undefined, redirects: number, retried: boolean): void {
     // The client is gone already (its request failed to parse after its head): no backend connection is opened.
     if (this.cut !== undefined) return this.fail(new Error('the client closed its connection before the call was sent'));
-    const { endpoint } = hop;
-    const { timeout, connectTimeout } = this.endpoint.options;
-    const request = endpoint.https ? httpsRequest : httpRequest;
-    // `timeout` arms the socket's own inactivity timer; connectTimeout is read by the pool's connect (context.ts).
-    const options = { host: endpoint.hostname, port: endpoint.port, method: hop.method, path: hop.path, headers: hop.headers, agent: this.ctx.agent(endpoint), servername: endpoint.servername ?? NO_SERVERNAME, timeout, connectTimeout };
-    const req = request(options as RequestOptions);
-    this.current = req;
-    let answered = false;
-    // The listener stays for the request's whole life: an error after the answer (a stalled body) must not
-    // crash, and is the body's failure to report (when read whole) or the client's connection to cut.
-    req.on('error', (err) => {
-      if (answered) return;
-      // A pooled connection the backend closed while this request was on its way (the keep-alive race):
-      // an idempotent request that got no answer and whose body is at hand is sent once more, on a new one.
-      if (req.reusedSocket && !retried && this.cut === undefined && upload === undefined && IDEMPOTENT.has(hop.method)) {
-        this.send(hop, undefined, undefined, redirects, true, streamResponse);
-        return;
-      }
-      this.fail(err);
-    });
-    req.on('timeout', this.onTimeout);
-    req.on('response', (res: IncomingMessage) => {
-      answered = true;
-      const next = upload === undefined && this.endpoint.options.followRedirects && redirects < MAX_REDIRECTS ? redirectTarget(hop, res) : undefined;
-      if (next === undefined) return this.answer(res, streamResponse);
-      res.resume();
-      this.send(next, undefined, undefined, redirects + 1, false, streamResponse);
-    });
-    if (upload !== undefined) this.stream(upload, req, uploadLength);
-    else req.end(hop.payload);
+    const pool = this.ctx.pool(hop.endpoint);
+    this.leaveQueue = pool.take(
+      () => this.dispatch(pool, hop, upload, redirects, retried),
+      (err) => {
+        this.leaveQueue = undefined;
+        this.fail(err);
+      },
+    );
+  }
+
+  private dispatch(pool: BackendPool, hop: Hop, upload: Readable | undefined, redirects: number, retried: boolean): void {
+    this.leaveQueue = undefined;
+    if (this.cut !== undefined) {
+      pool.release();
+      return this.fail(new Error('the client closed its connection before the call was sent'));
+    }
+    const { timeout } = this.endpoint.options;
+    const attempt = new Attempt(this, pool, hop, upload, redirects, retried);
+    this.current = attempt;
+    // `timeout`: no byte of the answer's head or body for that long. A streamed upload's time goes to the
+    // call's own timer instead (armed on connect, refreshed by each chunk sent, ended by the answer's head).
+    const body = upload ?? hop.payload ?? null;
+    // reset: false keeps the connection after a DELETE, OPTIONS or TRACE body, which undici would otherwise
+    // close as a body some servers do not read: framed by its length or chunked, it is read like any other.
+    pool.dispatcher.dispatch({ origin: hop.endpoint.origin, path: hop.path, method: hop.method as Dispatcher.HttpMethod, headers: hop.headers, body, headersTimeout: upload === undefined ? timeout : 0, bodyTimeout: timeout, ...(body !== null && KEEP) }, attempt);
+  }
+
+  /** undici took the request to a connection (Attempt.onConnect). */
+  connected(attempt: Attempt): void {
+    if (attempt.upload !== undefined) this.idle = setTimeout(this.onTimeout, this.endpoint.options.timeout);
+  }
+
+  /** The answer's head arrived: it becomes the exchange's, or leads to the next hop (a redirect). Returns whether its body is wanted. */
+  answered(attempt: Attempt, res: BackendResponse): boolean {
+    clearTimeout(this.idle);
+    if (this.settled) return false;
+    const { hop } = attempt;
+    const next = attempt.upload === undefined && this.endpoint.options.followRedirects && attempt.redirects < MAX_REDIRECTS ? redirectTarget(hop, res) : undefined;
+    if (next === undefined) {
+      this.answer(res);
+      return true;
+    }
+    this.send(next, undefined, attempt.redirects + 1, false);
+    return false;
+  }
+
+  /** The request failed before an answer came. */
+  failed(attempt: Attempt, err: Error): void {
+    clearTimeout(this.idle);
+    if (this.settled || attempt !== this.current) return;
+    // A pooled connection the backend closed while this request was on its way (the keep-alive race: it had
+    // carried answers before, and closed without one for this request): an idempotent request whose body is
+    // at hand is sent once more, on a new connection.
+    const { hop } = attempt;
+    if (!attempt.retried && this.cut === undefined && attempt.upload === undefined && IDEMPOTENT.has(hop.method) && onStaleConnection(err)) {
+      return this.send(hop, undefined, attempt.redirects, true);
+    }
+    this.fail(err);
   }
 
   /** The backend's answer becomes the exchange's; its body stays a stream, or is read whole first. */
-  private answer(res: IncomingMessage, streamResponse: boolean): void {
+  private answer(res: BackendResponse): void {
     const { ex, ctx, endpoint } = this;
     applyBackendResponse(ex, res, HeaderNames.RESPONSE_CODE);
-    const length = res.headers['content-length'] === undefined ? undefined : Number(res.headers['content-length']);
+    const announced = res.headers['content-length'];
+    const length = announced === undefined ? undefined : Number(announced);
     const body = new StreamedBody(res, length, (target) => readBackendBody(res, target, ctx.options, endpoint.origin).catch((err: unknown) => Promise.reject(this.failure(err))));
     ex.message.body = body;
-    if (streamResponse) {
+    this.settled = true;
+    if (this.streamResponse) {
       this.unwatchClient();
       return this.resolve();
     }
@@ -169,6 +205,9 @@ class BackendCall {
   }
 
   private fail(cause: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.idle);
     this.unwatchClient();
     this.reject(this.failure(cause));
   }
@@ -193,19 +232,22 @@ class BackendCall {
   }
 
   /**
-   * Pipes the client's body to the backend, bounded by maxBodySize; a client that stops sending aborts the
-   * call. With a Content-Length sent, a body that would not match it in size is cut instead of sent (the
-   * listeners run before the pipe's: the backend never gets a byte past the announced length).
+   * The client's body as undici reads it, bounded by maxBodySize; a client that stops sending aborts the call.
+   * With a Content-Length sent, a body that would not match it in size is cut instead of sent (the listeners
+   * run before the pipe's: undici never gets a byte past the announced length). undici reads a stream of its
+   * own: aborting a call destroys that one, never the client's request (a 413 must still reach the client).
    */
-  private stream(upload: Readable, req: ClientRequest, announced: number | undefined): void {
+  private stream(upload: Readable, announced: number | undefined): Readable {
     const limit = this.ctx.maxBodySize;
+    const sent = new PassThrough();
     let size = 0;
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
+      this.idle?.refresh();
       if (announced !== undefined && size > announced) return this.abort('client');
       if (size <= limit) return;
       upload.off('data', onData);
-      upload.unpipe(req);
+      upload.unpipe(sent);
       // Read and drop the rest, so the 413 reaches a client still sending.
       upload.resume();
       this.abort('tooLarge');
@@ -214,15 +256,24 @@ class BackendCall {
     if (announced !== undefined) upload.once('end', () => size !== announced && this.abort('client'));
     upload.once('aborted', () => this.abort('client'));
     upload.once('error', () => this.abort('client'));
-    upload.pipe(req);
+    upload.pipe(sent);
+    return sent;
   }
 
-  private abort(cut: Cut): void {
+  abort(cut: Cut): void {
     this.cut ??= cut;
-    this.current?.destroy();
+    if (this.leaveQueue !== undefined) {
+      this.leaveQueue();
+      this.leaveQueue = undefined;
+      return this.fail(new Error('the client closed its connection while the call waited for a connection'));
+    }
+    const attempt = this.current;
+    if (attempt === undefined) return;
+    // Not on a connection yet (one is being made): the call fails now, the request is dropped when undici starts it.
+    if (!attempt.abort()) this.fail(new Error('the call was given up before it was sent'));
   }
 
-  private failure(cause: unknown): SvcError {
+  failure(cause: unknown): SvcError {
     if (cause instanceof SvcError) return cause;
     const { options } = this.ctx;
     const { origin } = this.endpoint;
@@ -230,24 +281,119 @@ class BackendCall {
       const retryAfter = String(Math.max(1, Math.ceil(options.queueTimeout / 1000)));
       return backendError(Errors.BACKEND_BUSY, [options.queueTimeout], origin, cause, { 'retry-after': retryAfter });
     }
-    const cut = cause instanceof ConnectTimeout ? 'timeout' : this.cut;
+    const code = (cause as { code?: unknown } | null)?.code;
+    const cut = code === CONNECT_TIMEOUT || code === HEADERS_TIMEOUT || code === BODY_TIMEOUT ? 'timeout' : this.cut;
     if (cut === 'tooLarge') return svcError(Errors.BODY_TOO_LARGE, this.ctx.maxBodySize);
     if (cut === 'client') return svcError(Errors.BODY_ABORTED);
     const shown = shownOrigin(origin, options.exposeOrigin);
+    const { timeout, connectTimeout } = this.endpoint.options;
     // The operator's log (never the client, unless exposeOrigin) learns the origin and the cause.
-    if (cut === 'timeout') return backendError(Errors.BACKEND_TIMEOUT, [shown], origin, cause instanceof ConnectTimeout ? cause : `no byte within ${this.endpoint.options.timeout} ms`);
+    if (cut === 'timeout') return backendError(Errors.BACKEND_TIMEOUT, [shown], origin, code === CONNECT_TIMEOUT ? `no connection within ${connectTimeout} ms` : `no byte within ${timeout} ms`);
+    // undici's "other side closed" is node's ECONNRESET ("socket hang up"): said as before, for the operator's searches.
+    if (code === SOCKET_CLOSED) return backendError(Errors.BACKEND_FAILED, [shown], origin, `ECONNRESET the backend closed the connection (${(cause as Error).message})`);
     return backendError(Errors.BACKEND_FAILED, [shown], origin, cause);
   }
+}
+
+/**
+ * One request of a call, as undici reports on it (its legacy handler interface, which it calls directly:
+ * no adapter object per request). Holds the connection's slot in its pool until undici is done with it.
+ */
+class Attempt implements Dispatcher.DispatchHandler {
+  private abortRequest: ((err: Error) => void) | undefined;
+  private resumeParser: (() => void) | undefined;
+  private response: BackendResponse | undefined;
+  /** The call gave up on it before undici put it on a connection. */
+  private dropped = false;
+  private done = false;
+  /** A redirect's body: read and dropped. */
+  private discard = false;
+
+  constructor(
+    private readonly call: BackendCall,
+    private readonly pool: BackendPool,
+    readonly hop: Hop,
+    readonly upload: Readable | undefined,
+    readonly redirects: number,
+    readonly retried: boolean,
+  ) {}
+
+  /** Aborts the request; false when it is not on a connection yet (it is dropped when undici starts it). */
+  abort(err: Error = new Error('aborted')): boolean {
+    if (this.done) return true;
+    if (this.abortRequest === undefined) {
+      this.dropped = true;
+      return false;
+    }
+    this.abortRequest(err);
+    return true;
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.dropped) return abort(new Error('the call was given up before it was sent'));
+    this.call.connected(this);
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (statusCode < 200) return true;
+    this.resumeParser = resume;
+    const res = new BackendResponse(statusCode, responseHeaders(rawHeaders), (err) => void this.abort(err));
+    this.response = res;
+    this.discard = !this.call.answered(this, res);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    const res = this.response;
+    if (res === undefined || this.discard) return true;
+    if (res.push(chunk)) return true;
+    res.resumeParser = this.resumeParser;
+    return false;
+  }
+
+  onComplete(): void {
+    this.finish();
+    const res = this.response;
+    if (res === undefined || this.discard) return;
+    res.complete = true;
+    res.push(null);
+  }
+
+  onError(err: Error): void {
+    this.finish();
+    const res = this.response;
+    if (res === undefined) return this.call.failed(this, err);
+    if (!this.discard) res.destroy(err);
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.pool.release();
+  }
+}
+
+const KEEP = { reset: false } as const;
+
+/** undici's error codes the failure mapping reads. */
+const CONNECT_TIMEOUT = 'UND_ERR_CONNECT_TIMEOUT';
+const HEADERS_TIMEOUT = 'UND_ERR_HEADERS_TIMEOUT';
+const BODY_TIMEOUT = 'UND_ERR_BODY_TIMEOUT';
+const SOCKET_CLOSED = 'UND_ERR_SOCKET';
+
+/** The backend closed a connection that had carried earlier answers, before answering this request. */
+function onStaleConnection(err: Error): boolean {
+  const { code, socket } = err as Error & { code?: string; socket?: { bytesRead?: number } };
+  return code === SOCKET_CLOSED && (socket?.bytesRead ?? 0) > 0;
 }
 
 const MAX_REDIRECTS = 20;
 /** A refused request whose body is left unread: the client's connection is not kept for another. */
 const CLOSE = { connection: 'close' };
-/** No SNI (http, or an IP address): said outright, else node's agent works it out again on every request. */
-const NO_SERVERNAME = '';
 /** RFC 9110 §9.2.2: methods a client may send again after a connection failure (QUERY: RFC 10008 §2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE', 'QUERY']);
-/** Methods node sends without framing when they carry no body (for the others it writes Content-Length: 0). */
+/** Methods sent without framing when they carry no body (the others get Content-Length: 0). */
 const BODILESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE']);
 
 /** The path and query sent: the endpoint's path (plus the request path with forwardPath), its own query, else the client's. */

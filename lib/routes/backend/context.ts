@@ -1,9 +1,10 @@
 // What every `to: http(s)://` step of a facade shares: the global backend options, the trusted upstream
-// proxies, and one keep-alive connection pool per backend origin (and TLS settings), closed with the facade,
-// where a new connection waits at most connectTimeout and a request for a busy pool at most queueTimeout.
-import { Agent as HttpAgent, type ClientRequest } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+// proxies, and one keep-alive connection pool per backend origin (and TLS settings and connectTimeout),
+// closed with the facade. The pools are undici's (Node's own HTTP client, under fetch): it writes a request's
+// framing itself and refuses a body that does not match its Content-Length. A call for a pool whose
+// maxConnections are all busy waits here, in the pool's own queue, at most queueTimeout.
 import { BlockList, isIP } from 'node:net';
+import { Agent, Pool, type Dispatcher } from 'undici';
 import type { BackendOptions } from './options.js';
 import { Errors, svcError } from '../../errors.js';
 import type { BackendEndpoint } from './endpoint.js';
@@ -17,96 +18,101 @@ export interface BackendContext {
   /** Peers whose Forwarded / X-Forwarded-* values are kept and appended to; undefined: none. */
   readonly trusted: BlockList | undefined;
   /** The pool for an endpoint's origin and TLS settings, made on first use. */
-  agent(endpoint: BackendEndpoint): HttpAgent;
+  pool(endpoint: BackendEndpoint): BackendPool;
   /** Closes every pooled connection (the facade stops). */
   close(): void;
 }
 
 export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string): BackendContext {
-  const pools = new Map<string, HttpAgent>();
+  const pools = new Map<string, BackendPool>();
   const trusted = parseTrustedProxies(options.trustedProxies);
   return {
     options,
     maxBodySize,
     baseDir,
     trusted,
-    agent(endpoint) {
-      let agent = pools.get(endpoint.poolKey);
-      if (agent === undefined) {
-        // `timeout` is the idle time after which a pooled socket is closed; requests set their own.
-        const common = { keepAlive: true, maxSockets: options.maxConnections, maxFreeSockets: options.maxConnections, timeout: options.idleTimeout, scheduling: 'lifo' as const };
-        const { ca, cert, key } = endpoint.options;
-        agent = endpoint.https ? new HttpsAgent({ ...common, ...(ca && { ca }), ...(cert && key && { cert, key }) }) : new HttpAgent(common);
-        boundConnections(agent, endpoint.https);
-        boundQueue(agent, options.queueTimeout);
-        pools.set(endpoint.poolKey, agent);
+    pool(endpoint) {
+      let pool = pools.get(endpoint.poolKey);
+      if (pool === undefined) {
+        pool = new BackendPool(createDispatcher(endpoint, options), options.maxConnections, options.queueTimeout);
+        pools.set(endpoint.poolKey, pool);
       }
-      return agent;
+      return pool;
     },
     close() {
-      for (const agent of pools.values()) agent.destroy();
+      for (const pool of pools.values()) void pool.dispatcher.destroy().catch(() => undefined);
       pools.clear();
     },
   };
 }
 
-/** A new connection (TCP, and TLS for https) that took longer than the request's connectTimeout. */
-export class ConnectTimeout extends Error {}
-
 /**
- * New connections give up after the `connectTimeout` of the request that asked for them (a request option
- * node passes through to here): one timer per new connection instead of a listener and a timer per request.
+ * An endpoint's own origin gets a Pool; the origins its redirects lead to share one Agent (a pool per origin,
+ * dropped when its connections close), so a backend's Location cannot grow the facade's pools for good.
+ * Timeouts are set per request (call.ts); a pooled connection idle for idleTimeout is closed, as is one the
+ * backend's Keep-Alive hint says it will close sooner.
  */
-function boundConnections(agent: HttpAgent, https: boolean): void {
-  const connect = agent.createConnection.bind(agent);
-  agent.createConnection = (options, callback) => {
-    const socket = connect(options, callback);
-    const limit = (options as { connectTimeout?: number }).connectTimeout;
-    if (socket == null || limit === undefined) return socket;
-    const timer = setTimeout(() => socket.destroy(new ConnectTimeout(`no connection within ${limit} ms`)), limit);
-    const settle = (): void => clearTimeout(timer);
-    socket.once(https ? 'secureConnect' : 'connect', settle);
-    socket.once('close', settle);
-    return socket;
-  };
+function createDispatcher(endpoint: BackendEndpoint, options: BackendOptions): Dispatcher {
+  const { ca, cert, key, connectTimeout } = endpoint.options;
+  const connect = { timeout: connectTimeout, ...(ca && { ca }), ...(cert && key && { cert, key }) };
+  const common = { connections: options.maxConnections, pipelining: 1, keepAliveTimeout: options.idleTimeout, keepAliveMaxTimeout: options.idleTimeout, strictContentLength: true, connect };
+  return endpoint.poolKey.startsWith(REDIRECTED) ? new Agent(common) : new Pool(endpoint.origin, common);
 }
+
+/** The poolKey prefix of the endpoints made for redirects to another origin (redirects.ts). */
+const REDIRECTED = 'redirected ';
 
 /** A request that waited longer than svc.backend.queueTimeout for a pooled connection (all maxConnections busy). */
 export class QueueTimeout extends Error {}
 
-type QueueingAgent = HttpAgent & { addRequest(req: ClientRequest, options: object): void; requests: Record<string, ClientRequest[] | undefined> };
-/** How an agent hands a request its socket, or the error that stands for one (node's own Agent calls it so). */
-type WaitingRequest = ClientRequest & { onSocket(socket: null, err: Error): void };
+interface Waiting {
+  readonly start: () => void;
+  timer: NodeJS.Timeout | undefined;
+}
 
 /**
- * A request the pool cannot serve at once (maxConnections busy) waits in the agent's queue, without limit in
- * node: slow uploads holding every connection would hold every later request too. One that waits longer than
- * `limit` leaves the queue and fails with a QueueTimeout (a 503 with Retry-After), as a request whose
- * connection could not be made fails. Only queued requests get a timer.
+ * One origin's connections and the calls waiting for one. A call is handed to undici only when fewer than
+ * maxConnections are under way (undici's own queue has no time limit and cannot drop a request without
+ * closing a connection), so one that waits longer than queueTimeout leaves the queue having touched nothing.
  */
-function boundQueue(agent: HttpAgent, limit: number): void {
-  const queueing = agent as QueueingAgent;
-  const add = queueing.addRequest.bind(agent);
-  queueing.addRequest = (req, options) => {
-    add(req, options);
-    // One queue per origin the agent serves (redirects aside, one); the request was queued if it is last in one.
-    for (const name in queueing.requests) {
-      if (queueing.requests[name]?.at(-1) !== req) continue;
-      const timer = setTimeout(() => {
-        const queue = queueing.requests[name];
-        const at = queue?.indexOf(req) ?? -1;
-        // Destroying a queued request alone would report nothing until a connection came free.
-        if (at === -1) return;
-        queue!.splice(at, 1);
-        if (queue!.length === 0) delete queueing.requests[name];
-        (req as WaitingRequest).onSocket(null, new QueueTimeout(`no pooled connection became free within ${limit} ms`));
-      }, limit);
-      const settle = (): void => clearTimeout(timer);
-      req.once('socket', settle);
-      req.once('close', settle);
-      return;
+export class BackendPool {
+  private active = 0;
+  private readonly waiting: Waiting[] = [];
+
+  constructor(
+    readonly dispatcher: Dispatcher,
+    private readonly limit: number,
+    private readonly queueTimeout: number,
+  ) {}
+
+  /** Runs `start` now when a connection is free, else once one is; `expired` when none frees in time. Returns how to leave the queue. */
+  take(start: () => void, expired: (err: QueueTimeout) => void): (() => void) | undefined {
+    if (this.active < this.limit) {
+      this.active++;
+      start();
+      return undefined;
     }
-  };
+    const entry: Waiting = { start, timer: undefined };
+    const leave = (): void => {
+      clearTimeout(entry.timer);
+      const at = this.waiting.indexOf(entry);
+      if (at !== -1) this.waiting.splice(at, 1);
+    };
+    entry.timer = setTimeout(() => {
+      leave();
+      expired(new QueueTimeout(`no pooled connection became free within ${this.queueTimeout} ms`));
+    }, this.queueTimeout);
+    this.waiting.push(entry);
+    return leave;
+  }
+
+  /** A call's request is done with its connection: the next waiting call gets it (after undici has freed it). */
+  release(): void {
+    const next = this.waiting.shift();
+    if (next === undefined) return void this.active--;
+    clearTimeout(next.timer);
+    queueMicrotask(next.start);
+  }
 }
 
 const ALLOWED = 'IP addresses and CIDR ranges (10.0.0.0/8, fd00::/8) separated by commas, or loopback';

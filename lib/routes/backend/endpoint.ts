@@ -36,7 +36,7 @@ export interface BackendEndpoint {
   /** The query the URI keeps after its options are taken out, with `?`; empty when none. */
   readonly search: string;
   readonly options: EndpointOptions;
-  /** Identifies the TLS settings, so endpoints sharing an origin and settings share a connection pool. */
+  /** Identifies the TLS settings and connectTimeout, so endpoints sharing an origin and settings share a connection pool. */
   readonly poolKey: string;
 }
 
@@ -92,7 +92,8 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
   const kept = url.search.slice(1).split('&').filter((pair) => pair !== '' && !given.has(decodeURIComponent(pair.split('=')[0]!)));
   const search = kept.length > 0 ? `?${kept.join('&')}` : '';
   const path = options.forwardPath ? url.pathname.replace(/\/+$/, '') : url.pathname;
-  const poolKey = `${url.origin}|${given.get('caFile') ?? ''}|${given.get('certFile') ?? ''}|${given.get('keyFile') ?? ''}`;
+  // connectTimeout too: it is a setting of the pool's connector (undici), not of a request.
+  const poolKey = `${url.origin}|${options.connectTimeout}|${given.get('caFile') ?? ''}|${given.get('certFile') ?? ''}|${given.get('keyFile') ?? ''}`;
   return { ...address, path, search, options, poolKey };
 }
 

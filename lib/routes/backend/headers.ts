@@ -165,7 +165,7 @@ function appendVia(previous: unknown, version: string): string {
  * The backend's status and end-to-end headers become the exchange's (and so the client's). Content-Length
  * travels with the body instead; Svc* names are the facade's own, from a backend as from a client.
  */
-export function applyBackendResponse(ex: Exchange, res: IncomingMessage, statusHeader: string): void {
+export function applyBackendResponse(ex: Exchange, res: Pick<IncomingMessage, 'statusCode' | 'headers' | 'httpVersion'>, statusHeader: string): void {
   const headers = ex.message.headers;
   const listed = connectionListed(res.headers.connection);
   headers.set(statusHeader, res.statusCode);

@@ -20,7 +20,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const BODY_FIELDS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 
 /** The next hop for a redirect, or undefined to pass the answer to the client (not a redirect, or an unusable Location). */
-export function redirectTarget(hop: Hop, res: IncomingMessage): Hop | undefined {
+export function redirectTarget(hop: Hop, res: Pick<IncomingMessage, 'statusCode' | 'headers'>): Hop | undefined {
   const location = res.headers.location;
   if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined) return undefined;
   const from = hop.endpoint;

@@ -2,7 +2,8 @@
 // way finish on the version they started on, a build that fails keeps the previous version serving.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -178,5 +179,38 @@ export default class Routes extends RouteBuilder {
     assert.deepEqual(JSON.parse((await get(origin, '/slow')).body), { v: 'ts three' });
   } finally {
     await running.close();
+  }
+});
+
+test("the replaced version's backend connections are closed once its last request is done, not left to their idle timeout", async () => {
+  const sockets = new Set<import('node:net').Socket>();
+  const backend = createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end('{"v":"from the backend"}');
+  });
+  backend.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  const dir = project();
+  const origin = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
+  const running = await serve(
+    { specification: join(dir, 'contract.json'), missingOperation: 'mock', backend: { idleTimeout: '60s' }, routes: { getA: [{ kind: 'to', uri: `${origin}/a` }] } },
+    { env: {} },
+  );
+  try {
+    assert.deepEqual(JSON.parse((await get(running.origin, '/a')).body), { v: 'from the backend' });
+    assert.equal(sockets.size, 1, 'a pooled connection to the backend');
+    await running.facade.reload();
+    for (const deadline = Date.now() + 2000; sockets.size > 0; ) {
+      assert.ok(Date.now() < deadline, 'the old pool still holds its connection');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.deepEqual(JSON.parse((await get(running.origin, '/a')).body), { v: 'from the backend' }, 'the new version has its own pool');
+  } finally {
+    await running.close();
+    backend.closeAllConnections();
+    await new Promise((resolve) => backend.close(resolve));
   }
 });

@@ -72,6 +72,8 @@ export class Synthesizer {
   private readonly patterns = new Map<string, MockPattern>();
   private componentNames: WeakMap<object, string> | undefined;
   private checker: SchemaChecker | undefined;
+  /** Schemas (by label) already logged as having no valid value: once each, whatever the errors of a draw. */
+  private readonly unsatisfied = new Set<string>();
 
   constructor(
     private readonly contract: Contract,
@@ -101,7 +103,10 @@ export class Synthesizer {
         const value = gen(source, depth);
         if (value !== NOTHING && (errors = safeCheck(check, value)) === undefined) return value;
       }
-      if (errors !== undefined) this.note(`mock: no value valid against ${label} can be synthesized (${describeErrors(errors)}); the closest one is served`);
+      if (errors !== undefined && !this.unsatisfied.has(label)) {
+        this.unsatisfied.add(label);
+        this.note(`mock: no value valid against ${label} can be synthesized (${describeErrors(errors)}); the closest one is served`);
+      }
       return first;
     };
   }

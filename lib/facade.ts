@@ -259,10 +259,16 @@ function assembleFacade(first: FacadeVersion, sources: { logger: Logger; reloadC
   let management: Server | undefined;
   let watcher: SourceWatcher | undefined;
   let reloading: Promise<unknown> = Promise.resolve();
+  let stopped = false;
   const { logger } = sources;
 
   const rebuild = async (): Promise<OperationChanges> => {
     const next = await buildVersion(await sources.reloadConfig(), logger);
+    // Stopped while it was built: never served, so disposed at once.
+    if (stopped) {
+      new ServedVersion(next).retire();
+      return { added: [], removed: [], changed: [] };
+    }
     const previous = current;
     // Fixed at the first listen(): a changed port, host or management port would need a new socket.
     for (const note of restartOnlyChanges(previous.version, next)) logger.warn(`reload: ${note} changed; it takes effect on restart`);
@@ -285,6 +291,7 @@ function assembleFacade(first: FacadeVersion, sources: { logger: Logger; reloadC
       return facade.listen();
     },
     async stop() {
+      stopped = true;
       watcher?.close();
       watcher = undefined;
       const { observation, serverOptions } = current.version;

@@ -214,3 +214,20 @@ test("the replaced version's backend connections are closed once its last reques
     await new Promise((resolve) => backend.close(resolve));
   }
 });
+
+test('the management port stays and answers for the current version', async () => {
+  const dir = project();
+  const running = await serve({ specification: join(dir, 'contract.json'), missingOperation: 'mock', observe: { port: 0, host: '127.0.0.1' } }, { env: {} });
+  try {
+    const { facade } = running;
+    const management = `http://127.0.0.1:${facade.managementAddress!.port}`;
+    const operations = async (): Promise<unknown> => ((await (await fetch(`${management}/observe/health`)).json()) as { checks: { name: string; data?: { operations?: number } }[] }).checks.find((c) => c.name === 'contract')?.data?.operations;
+    assert.equal(await operations(), 2);
+    writeFileSync(join(dir, 'contract.json'), contract({ '/a': 'getA', '/b': 'getB', '/slow': 'getSlow' }));
+    await facade.reload();
+    assert.equal(`http://127.0.0.1:${facade.managementAddress!.port}`, management, 'the same management server');
+    assert.equal(await operations(), 3);
+  } finally {
+    await running.close();
+  }
+});

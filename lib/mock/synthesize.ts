@@ -12,9 +12,11 @@
 //
 // Once the facade's validator is available (`useChecks`), values are also checked the way validation checks
 // them (issue 26): a contract sample is used only when it validates as a whole (nested values included); a
-// plain `oneOf` value must match its chosen branch and fail the others (a property another branch requires
-// is dropped, one it declares is given a value it refuses, else the next branch is tried); and a whole body
-// that still fails is drawn again, a few times, before the closest one is served and the log says so once.
+// `oneOf` value (discriminated or not) must match its chosen branch and fail the others (a property another
+// branch requires is dropped, one it declares is given a value it refuses, the same inside shared properties
+// and array items, else the next branch is tried); an optional property whose pattern cannot be generated
+// is left out; and a whole body that still fails is drawn again, a few times, before the closest one is
+// served and the log says so once, naming the schema.
 import type { Contract } from '../contract/load.js';
 import { isRef, type Located } from '../contract/refs.js';
 import { setOwn } from '../objects.js';

@@ -316,7 +316,10 @@ function assembleFacade(first: FacadeVersion, sources: { logger: Logger; reloadC
             for (const line of describeChanges(changes)) logger.info(`reload: ${line}`);
             watcher?.update(watchedSources(current.version, sources.configFiles));
           },
-          (err: unknown) => logger.error(`reload failed, still serving the previous version: ${oneLine(err)}`),
+          (err: unknown) => {
+            logger.error(`reload failed, still serving the previous version: ${oneLine(err)}`);
+            watcher?.widen();
+          },
         );
       };
       watcher = new SourceWatcher(watchedSources(current.version, sources.configFiles), reloadAndReport);

@@ -143,6 +143,13 @@ test('watch(): a save (also by rename, as editors do) is served within 500 ms; a
     assert.match(failure[0]!, /^ERROR reload failed, still serving the previous version: .*schemas\.json/);
     assert.doesNotMatch(failure[0]!, /\n|    at /);
     assert.ok((await get(origin, '/a')).body.includes('renamed'));
+
+    // A contract naming a file that is not there yet fails; creating the file then recovers.
+    writeFileSync(join(dir, 'contract.json'), contract({ '/a': 'getA', '/slow': 'getSlow' }).replaceAll('schemas.json', 'later.json'));
+    await until(async () => logger.lines.filter((line) => line.startsWith('ERROR reload failed')).length === 2);
+    assert.match(logger.lines.at(-1)!, /later\.json/);
+    writeFileSync(join(dir, 'later.json'), schemas('created later'));
+    await until(async () => (await get(origin, '/a')).body.includes('created later'));
   } finally {
     await running.close();
   }

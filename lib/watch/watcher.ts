@@ -19,6 +19,8 @@ export class SourceWatcher {
   private readonly watchers = new Map<string, { watcher: FSWatcher; names: Set<string> | undefined }>();
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** After a failed reload: any file in a watched directory counts (the one a broken `$ref` waits for, say). */
+  private widened = false;
 
   constructor(
     sources: WatchedSources,
@@ -30,6 +32,7 @@ export class SourceWatcher {
   /** Watches exactly these sources from now on (a reload can add or drop `$ref`'d files). */
   update(sources: WatchedSources): void {
     if (this.closed) return;
+    this.widened = false;
     const wanted = new Map<string, Set<string> | undefined>();
     for (const folder of sources.folders) wanted.set(`folder:${resolve(folder)}`, undefined);
     for (const file of sources.files) {
@@ -55,6 +58,14 @@ export class SourceWatcher {
     }
   }
 
+  /**
+   * The last reload failed: what it would have read is unknown (a file a new `$ref` names, not there yet), so
+   * until the next good one any change in the watched directories reloads.
+   */
+  widen(): void {
+    this.widened = true;
+  }
+
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
@@ -69,7 +80,7 @@ export class SourceWatcher {
       // Not persistent: the server keeps the process alive, the watchers alone must not.
       const watcher = watch(path, { recursive, persistent: false }, (_event, name) => {
         const entry = this.watchers.get(key);
-        if (entry?.names === undefined || name === null || entry.names.has(String(name))) this.changed();
+        if (this.widened || entry?.names === undefined || name === null || entry.names.has(String(name))) this.changed();
       });
       // A watched directory removed (a mock folder deleted): nothing more to hear from it.
       watcher.on('error', () => undefined);

@@ -4,10 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync, renameSync } from 'node:fs';
+import { cpSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, serve, tempDir } from './helpers.js';
+import { CORPUS, ROOT, serve, tempDir } from './helpers.js';
 
 const API = pathToFileURL(join(ROOT, 'lib/index.ts')).href;
 
@@ -234,6 +234,29 @@ test('the management port stays and answers for the current version', async () =
     await facade.reload();
     assert.equal(`http://127.0.0.1:${facade.managementAddress!.port}`, management, 'the same management server');
     assert.equal(await operations(), 3);
+  } finally {
+    await running.close();
+  }
+});
+
+test("a large contract (Stripe's, 2.8 MB, 384 operations, deeply $ref'd) reloads with its changes found in linear work", async () => {
+  const dir = tempDir();
+  const contractFile = join(dir, 'openapi.yaml');
+  cpSync(join(CORPUS, 'apisguru-stripe-2020-08-27/openapi.yaml'), contractFile);
+  const running = await serve({ specification: contractFile, missingOperation: 'mock' }, { env: {} });
+  try {
+    const { facade } = running;
+    assert.deepEqual(await facade.reload(), { added: [], removed: [], changed: [] });
+    // One schema many operations reach, changed: those operations, and only those, are reported.
+    const text = readFileSync(contractFile, 'utf8');
+    writeFileSync(contractFile, text.replace(/^(    account:\n      description: )/m, '$1Changed. '));
+    const started = performance.now();
+    const changes = await facade.reload();
+    const ms = Math.round(performance.now() - started);
+    console.log(`# Stripe reload with one schema changed: ${ms} ms, ${changes.changed.length} operations changed`);
+    assert.ok(changes.changed.length > 0 && changes.changed.length < facade.operations.length, `${changes.changed.length} changed`);
+    assert.ok(changes.changed.includes('GET /v1/account -> direct:GetAccount'), changes.changed.slice(0, 5).join(', '));
+    assert.deepEqual([changes.added, changes.removed], [[], []]);
   } finally {
     await running.close();
   }

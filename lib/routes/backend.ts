@@ -17,5 +17,7 @@ export interface BackendStep {
  */
 export function compileBackendStep(uri: string, parameters: Readonly<Record<string, unknown>> | undefined, ctx: BackendContext, last: boolean): BackendStep {
   const endpoint = compileEndpoint(uri, parameters, ctx.options, ctx.baseDir);
+  // Its pool made now: the HTTP client (undici) is loaded while the facade starts, and only when a route forwards.
+  ctx.pool(endpoint);
   return { run: (ex) => forwardToBackend(endpoint, ctx, ex, last), replaysBody: endpoint.options.followRedirects };
 }

@@ -4,7 +4,7 @@
 // framing itself and refuses a body that does not match its Content-Length. A call for a pool whose
 // maxConnections are all busy waits here, in the pool's own queue, at most queueTimeout.
 import { BlockList, isIP } from 'node:net';
-import { Agent, Pool, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher, Pool } from 'undici';
 import type { BackendOptions } from './options.js';
 import { Errors, svcError } from '../../errors.js';
 import type { BackendEndpoint } from './endpoint.js';
@@ -34,16 +34,34 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
     pool(endpoint) {
       let pool = pools.get(endpoint.poolKey);
       if (pool === undefined) {
-        pool = new BackendPool(createDispatcher(endpoint, options), options.maxConnections, options.queueTimeout);
+        pool = new BackendPool((loaded) => createDispatcher(loaded, endpoint, options), options.maxConnections, options.queueTimeout);
         pools.set(endpoint.poolKey, pool);
       }
       return pool;
     },
     close() {
-      for (const pool of pools.values()) void pool.dispatcher.destroy().catch(() => undefined);
+      for (const pool of pools.values()) pool.close();
       pools.clear();
     },
   };
+}
+
+/** undici's two dispatchers, loaded on first need (see loadClient). */
+interface Client {
+  Pool: typeof Pool;
+  Agent: typeof Agent;
+}
+let client: Client | undefined;
+let loading: Promise<Client> | undefined;
+
+/**
+ * undici is bundled but only its Pool and Agent modules are imported (its index brings fetch, WebSocket...),
+ * and only once a route forwards (a facade without `to: http` steps never loads them): in the bundle the
+ * import() is a deferred require, so the wait is one turn of the event loop, taken during startup.
+ */
+function loadClient(): Promise<Client> {
+  loading ??= Promise.all([import('undici/lib/dispatcher/pool.js'), import('undici/lib/dispatcher/agent.js')]).then(([pool, agent]) => (client = { Pool: pool.default, Agent: agent.default }));
+  return loading;
 }
 
 /**
@@ -52,7 +70,7 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
  * Timeouts are set per request (call.ts); a pooled connection idle for idleTimeout is closed, as is one the
  * backend's Keep-Alive hint says it will close sooner.
  */
-function createDispatcher(endpoint: BackendEndpoint, options: BackendOptions): Dispatcher {
+function createDispatcher({ Pool, Agent }: Client, endpoint: BackendEndpoint, options: BackendOptions): Dispatcher {
   const { ca, cert, key, connectTimeout } = endpoint.options;
   const connect = { timeout: connectTimeout, ...(ca && { ca }), ...(cert && key && { cert, key }) };
   const common = { connections: options.maxConnections, pipelining: 1, keepAliveTimeout: options.idleTimeout, keepAliveMaxTimeout: options.idleTimeout, strictContentLength: true, connect };
@@ -78,15 +96,30 @@ interface Waiting {
 export class BackendPool {
   private active = 0;
   private readonly waiting: Waiting[] = [];
+  private made: Dispatcher | undefined;
 
   constructor(
-    readonly dispatcher: Dispatcher,
+    private readonly make: (client: Client) => Dispatcher,
     private readonly limit: number,
     private readonly queueTimeout: number,
-  ) {}
+  ) {
+    if (client === undefined) void loadClient();
+  }
+
+  /** undici's pool, made on first use (take() has waited for undici to load). */
+  get dispatcher(): Dispatcher {
+    return (this.made ??= this.make(client!));
+  }
+
+  close(): void {
+    void this.made?.destroy().catch(() => undefined);
+    this.made = undefined;
+  }
 
   /** Runs `start` now when a connection is free, else once one is; `expired` when none frees in time. Returns how to leave the queue. */
   take(start: () => void, expired: (err: QueueTimeout) => void): (() => void) | undefined {
+    // Only a request arriving while the facade starts can get here first; the call checks it was not cut meanwhile.
+    if (client === undefined) return void loadClient().then(() => this.take(start, expired));
     if (this.active < this.limit) {
       this.active++;
       start();

@@ -107,12 +107,16 @@ async function main(argv: readonly string[]): Promise<void> {
   if (!quiet) for (const line of facade.startupReport) logger.info(line);
   const address = await facade.listen();
   // One line saying why the process is going away: an orchestrator's SIGTERM is otherwise invisible in the log.
+  // A signal repeated while stopping changes nothing (no default action cutting the drain short).
+  let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
     logger.info(`stopping: ${signal}`);
     facade.stop().then(() => process.exit(0));
   };
   // Before the line that says it is ready: a supervisor may signal as soon as it reads it.
-  process.once('SIGTERM', stop).once('SIGINT', stop);
+  process.on('SIGTERM', stop).on('SIGINT', stop);
   if (!quiet && facade.managementAddress) logger.info(`health and metrics on ${url(facade.managementAddress)}`);
   if (!quiet) logger.info(`listening on ${url(address)}`);
   // For the container image's HEALTHCHECK (dist/healthcheck.js): where health is served, as configured.

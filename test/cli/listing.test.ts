@@ -59,6 +59,7 @@ test('the startup listing: one exact line per operation, then the skipped webhoo
   const { code, stdout } = await runUntilListening(['--port', '0', '--host', '127.0.0.1', join(dir, 'app.yaml')], dir);
   assert.equal(code, 0);
   const lines = stdout.trimEnd().split('\n');
+  assert.equal(lines.pop(), 'stopping: SIGTERM', 'the stop the test asked for is logged last');
   assert.deepEqual(lines.slice(0, -1), [
     'POST /v2/subscriptions -> direct:subscribe [route]',
     'GET /v2/items/{id} -> direct:GENOPID_GET.items._id_ [mock]',
@@ -82,7 +83,7 @@ test('an IPv6 host is printed in brackets, so the listening line is a URL', asyn
   const { code, stdout, stderr } = await runUntilListening(['--port', '0', '--host', '::1', join(dir, 'app.yaml')]);
   if (await ipv6Loopback()) {
     assert.equal(code, 0, stderr);
-    const line = stdout.trimEnd().split('\n').at(-1)!;
+    const line = stdout.trimEnd().split('\n').at(-2)!; // the last says `stopping: SIGTERM`
     assert.match(line, /^listening on http:\/\/\[::1\]:[1-9]\d*$/);
     assert.equal(new URL(line.slice('listening on '.length)).hostname, '[::1]');
   } else {

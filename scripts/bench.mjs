@@ -347,10 +347,11 @@ async function compare(scenario) {
       running.push({ ...system, request: { ...request, path: system.path?.(request.path) ?? request.path }, ...(await system.start()), runs: [] });
     }
     // A server left idle for long after its start, then first loaded, can stay about 30 % slower for the life
-    // of the process (README, Performance: glue with request ids, loaded fifth, 17.5 µs a request instead of
-    // 13.1): every server gets a warm-up as soon as all are up. And the answers are checked after the loads,
-    // not before: a connection another client opens and closes before a server's hot path is optimized,
-    // followed by a garbage collection (V8's memory reducer runs one some 8 s after start), does the same.
+    // of the process (docs/performance.md, before "Startup": glue with request ids, loaded fifth, 17.5 µs a
+    // request instead of 13.1): every server gets a warm-up as soon as all are up. And the answers are checked
+    // after the loads, not before: a connection another client opens and closes before a server's hot path is
+    // optimized, followed by a garbage collection (V8's memory reducer runs one some 8 s after start), does the
+    // same.
     for (const s of running) await warmUp(s.port, s.request);
     for (let r = 0; r < rounds; r++) for (const s of running) s.runs.push(await load(s.port, s.request, s.child.pid));
     for (const s of running) await check(s, scenario);

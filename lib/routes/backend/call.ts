@@ -139,10 +139,18 @@ class BackendCall {
     this.current = attempt;
     // `timeout`: no byte of the answer's head or body for that long. A streamed upload's time goes to the
     // call's own timer instead (armed on connect, refreshed by each chunk sent, ended by the answer's head).
+    let dispatcher: Dispatcher;
+    try {
+      dispatcher = pool.dispatcher;
+    } catch (err) {
+      // undici refused the pool's settings (made on first use): this call fails, the facade goes on.
+      pool.release();
+      return this.fail(err);
+    }
     const body = upload ?? hop.payload ?? null;
     // reset: false keeps the connection after a DELETE, OPTIONS or TRACE body, which undici would otherwise
     // close as a body some servers do not read: framed by its length or chunked, it is read like any other.
-    pool.dispatcher.dispatch({ origin: hop.endpoint.origin, path: hop.path, method: hop.method as Dispatcher.HttpMethod, headers: hop.headers, body, headersTimeout: upload === undefined ? timeout : 0, bodyTimeout: timeout, ...(body !== null && KEEP) }, attempt);
+    dispatcher.dispatch({ origin: hop.endpoint.origin, path: hop.path, method: hop.method as Dispatcher.HttpMethod, headers: hop.headers, body, headersTimeout: upload === undefined ? timeout : 0, bodyTimeout: timeout, ...(body !== null && KEEP) }, attempt);
   }
 
   /** undici took the request to a connection (Attempt.onConnect). */

@@ -10,6 +10,24 @@ import type { Logger } from './log.js';
 const MAX_REPLACEMENTS = 5;
 const REPLACEMENT_WINDOW_MS = 60_000;
 
+/** How many dead workers may still be replaced: at most `max` within any `windowMs`. */
+export class ReplacementBudget {
+  private readonly times: number[] = [];
+
+  constructor(
+    readonly max = MAX_REPLACEMENTS,
+    readonly windowMs = REPLACEMENT_WINDOW_MS,
+  ) {}
+
+  /** Spends one replacement at time `now` (ms) and says true, or says false when the budget is spent. */
+  spend(now: number): boolean {
+    while (this.times.length > 0 && now - this.times[0]! >= this.windowMs) this.times.shift();
+    if (this.times.length >= this.max) return false;
+    this.times.push(now);
+    return true;
+  }
+}
+
 /**
  * Forks `count` workers. A worker that was serving and dies on its own (a crash, a signal, the OOM killer) is
  * replaced: the primary and the other workers carry on, so one fatal request does not end the whole service.
@@ -24,21 +42,18 @@ export function superviseWorkers(count: number, logger: Logger): void {
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
   };
   const serving = new Set<Worker>();
-  const replacedAt: number[] = [];
+  const budget = new ReplacementBudget();
   cluster.on('listening', (worker) => serving.add(worker));
   cluster.on('exit', (worker, code, signal) => {
     const wasServing = serving.delete(worker);
     if (stopping || code === 0) return;
     const how = signal ? `signal ${signal}` : `code ${code}`;
-    const now = Date.now();
-    while (replacedAt.length > 0 && now - replacedAt[0]! > REPLACEMENT_WINDOW_MS) replacedAt.shift();
-    if (wasServing && replacedAt.length < MAX_REPLACEMENTS) {
-      replacedAt.push(now);
+    if (wasServing && budget.spend(Date.now())) {
       logger.error(`worker ${worker.id} (pid ${worker.process.pid}) exited with ${how}; starting a replacement`);
       cluster.fork();
       return;
     }
-    if (wasServing) logger.error(`worker ${worker.id} exited with ${how}, the ${MAX_REPLACEMENTS + 1}th worker death within ${REPLACEMENT_WINDOW_MS / 1000} s; stopping`);
+    if (wasServing) logger.error(`worker ${worker.id} exited with ${how}, more than ${budget.max} worker deaths within ${budget.windowMs / 1000} s; stopping`);
     process.exitCode = code ?? 1;
     stopAll();
   });

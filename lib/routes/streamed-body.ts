@@ -1,17 +1,29 @@
 // A body still arriving: a backend's response streamed through to the client without being held whole.
 // Whatever needs the body whole (a later step, response validation) reads it through `wholeBody`, as it
 // does a request body arriving item by item.
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Exchange } from './exchange.js';
+
+/** A body that is a stream only once asked for one (a backend's answer, lib/routes/backend/response.ts). */
+export interface BodySource {
+  readonly stream: Readable;
+  /** The whole body if it has all arrived and nothing streamed it (null when empty); undefined otherwise. */
+  arrived(): Buffer | null | undefined;
+}
 
 export class StreamedBody {
   constructor(
-    readonly stream: Readable,
+    private readonly source: Readable | BodySource,
     /** The announced length in bytes (Content-Length), if any. */
     readonly length: number | undefined,
     /** Reads the rest (bounded, decoded) and returns the body value; may adjust the exchange's headers. */
     private readonly readAll: (ex: Exchange) => Promise<unknown>,
   ) {}
+
+  get stream(): Readable {
+    const source = this.source;
+    return source instanceof Readable ? source : source.stream;
+  }
 
   read(ex: Exchange): Promise<unknown> {
     return this.readAll(ex);
@@ -19,7 +31,8 @@ export class StreamedBody {
 
   /** The whole body if it has all arrived (a small answer comes in the packets of its head): see takeArrived. */
   arrived(): Buffer | null | undefined {
-    return takeArrived(this.stream);
+    const source = this.source;
+    return source instanceof Readable ? takeArrived(source) : source.arrived();
   }
 }
 

@@ -6,30 +6,31 @@ import { Errors } from '../../errors.js';
 import type { Exchange } from '../exchange.js';
 import { backendError, shownOrigin } from './failure.js';
 import type { BackendOptions } from './options.js';
-import type { BackendResponse } from './response.js';
+import type { BackendAnswer } from './response.js';
 
 const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
 
 const TEXTUAL = /json|xml|text/;
 
 /** Reads the response; the exchange loses Content-Encoding when the bytes were decoded. Rejects with the cause. */
-export function readBackendBody(res: BackendResponse, ex: Exchange, options: BackendOptions, origin: string): Promise<unknown> {
+export function readBackendBody(res: BackendAnswer, ex: Exchange, options: BackendOptions, origin: string): Promise<unknown> {
   const encoding = res.headers['content-encoding']?.trim().toLowerCase();
   const decoder = encoding === undefined ? undefined : DECODERS[encoding];
-  let source: Readable = res;
+  const body = res.stream;
+  let source: Readable = body;
   if (decoder !== undefined) {
     const decoding = decoder();
-    res.on('error', (err) => decoding.destroy(err));
-    source = res.pipe(decoding);
+    body.on('error', (err) => decoding.destroy(err));
+    source = body.pipe(decoding);
     ex.message.headers.delete('content-encoding');
   }
-  return collect(source, options, res, origin).then((bytes) => {
+  return collect(source, options, body, origin).then((bytes) => {
     if (bytes.length === 0) return undefined;
     return TEXTUAL.test(res.headers['content-type'] ?? '') ? bytes.toString('utf8') : bytes;
   });
 }
 
-function collect(source: Readable, options: BackendOptions, res: BackendResponse, origin: string): Promise<Buffer> {
+function collect(source: Readable, options: BackendOptions, res: Readable, origin: string): Promise<Buffer> {
   const limit = options.maxResponseSize;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

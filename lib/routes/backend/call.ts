@@ -16,7 +16,7 @@ import { backendError, shownOrigin } from './failure.js';
 import { applyBackendResponse, backendRequestHeaders } from './headers.js';
 import { forwardablePath } from './path.js';
 import { redirectTarget, type Hop } from './redirects.js';
-import { BackendResponse, responseHeaders } from './response.js';
+import { BackendAnswer, responseHeaders } from './response.js';
 
 const METHOD = HeaderNames.METHOD;
 const PATH = HeaderNames.PATH;
@@ -159,7 +159,7 @@ class BackendCall {
   }
 
   /** The answer's head arrived: it becomes the exchange's, or leads to the next hop (a redirect). Returns whether its body is wanted. */
-  answered(attempt: Attempt, res: BackendResponse): boolean {
+  answered(attempt: Attempt, res: BackendAnswer): boolean {
     clearTimeout(this.idle);
     if (this.settled) return false;
     const { hop } = attempt;
@@ -187,7 +187,7 @@ class BackendCall {
   }
 
   /** The backend's answer becomes the exchange's; its body stays a stream, or is read whole first. */
-  private answer(res: BackendResponse): void {
+  private answer(res: BackendAnswer): void {
     const { ex, ctx, endpoint } = this;
     applyBackendResponse(ex, res, HeaderNames.RESPONSE_CODE);
     const announced = res.headers['content-length'];
@@ -310,7 +310,7 @@ class BackendCall {
 class Attempt implements Dispatcher.DispatchHandler {
   private abortRequest: ((err: Error) => void) | undefined;
   private resumeParser: (() => void) | undefined;
-  private response: BackendResponse | undefined;
+  private response: BackendAnswer | undefined;
   /** The call gave up on it before undici put it on a connection. */
   private dropped = false;
   private done = false;
@@ -346,7 +346,7 @@ class Attempt implements Dispatcher.DispatchHandler {
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true;
     this.resumeParser = resume;
-    const res = new BackendResponse(statusCode, responseHeaders(rawHeaders), (err) => void this.abort(err));
+    const res = new BackendAnswer(statusCode, responseHeaders(rawHeaders), (err) => void this.abort(err));
     this.response = res;
     this.discard = !this.call.answered(this, res);
     return true;
@@ -355,24 +355,21 @@ class Attempt implements Dispatcher.DispatchHandler {
   onData(chunk: Buffer): boolean {
     const res = this.response;
     if (res === undefined || this.discard) return true;
-    if (res.push(chunk)) return true;
-    res.resumeParser = this.resumeParser;
-    return false;
+    return res.data(chunk, this.resumeParser!);
   }
 
   onComplete(): void {
     this.finish();
     const res = this.response;
     if (res === undefined || this.discard) return;
-    res.complete = true;
-    res.push(null);
+    res.end();
   }
 
   onError(err: Error): void {
     this.finish();
     const res = this.response;
     if (res === undefined) return this.call.failed(this, err);
-    if (!this.discard) res.destroy(err);
+    if (!this.discard) res.fail(err);
   }
 
   private finish(): void {

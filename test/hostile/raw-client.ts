@@ -15,9 +15,15 @@ export async function rawSocket(port: number, options: { allowHalfOpen?: boolean
   return Object.assign(socket, { received: () => received });
 }
 
-/** Resolves once `socket` has received at least one byte. */
-export function firstBytes(socket: Socket): Promise<void> {
-  return new Promise((resolve) => socket.once('data', () => resolve()));
+/** Resolves once `socket` has received at least one byte; rejects when none came within `ms`. */
+export function firstBytes(socket: Socket, ms = 5000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    socket.once('data', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** Resolves when the server has closed `socket` (the client never closes it itself); rejects after `ms`. */

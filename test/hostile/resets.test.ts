@@ -31,10 +31,9 @@ function hostileRequests(path: string): { name: string; bytes: string; answered:
 /** Sends `bytes`, then resets: a few ms later, or once the first answer bytes arrived. */
 async function sendThenReset(port: number, bytes: string, when: 'soon' | 'after-answer'): Promise<void> {
   const socket = await rawSocket(port);
-  const answered = firstBytes(socket);
+  const answered = when === 'after-answer' ? firstBytes(socket) : undefined;
   socket.write(bytes);
-  if (when === 'after-answer') await answered;
-  else await delay(5);
+  await (answered ?? delay(5));
   socket.resetAndDestroy();
 }
 

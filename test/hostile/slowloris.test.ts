@@ -89,8 +89,13 @@ test('a client that reads its error answer gets all of it before the close (the 
     for (const bytes of ['GET /api/v3/user/logout HTTP/1.1\r\nHost: x\r\nX-Slow: ', 'NOT HTTP AT ALL\r\n\r\nmore bytes the server never reads']) {
       const socket = await rawSocket(port, { allowHalfOpen: true });
       socket.write(bytes);
-      const ended = new Promise<void>((resolve) => socket.once('end', resolve));
-      await ended;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no end of the answer within 5 s: ${socket.received()}`)), 5000);
+        socket.once('end', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
       const received = socket.received();
       const body = received.slice(received.indexOf('\r\n\r\n') + 4);
       assert.match(received, /^HTTP\/1\.1 (408|400) /);

@@ -55,9 +55,10 @@ test('workers=2: resets on the main and management ports kill no worker; a worke
       for (let round = 0; round < 4; round++) {
         for (const bytes of CUT_OFF) {
           const socket = await rawSocket(port);
-          const answered = firstBytes(socket);
+          // Odd rounds wait for the answer, when there is one (a partial head or body gets none).
+          const answered = round % 2 === 0 ? undefined : firstBytes(socket, 100).catch(() => undefined);
           socket.write(bytes);
-          await (round % 2 === 0 ? delay(5) : Promise.race([answered, delay(100)]));
+          await (answered ?? delay(5));
           socket.resetAndDestroy();
         }
       }

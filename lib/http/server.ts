@@ -56,7 +56,7 @@ function rawProblem(d: ErrorDef, extraHeaders = ''): Buffer {
  * long enough for any client that reads, short enough that a client that never reads nor closes (slowloris)
  * holds a file descriptor for at most this long after its timeout.
  */
-export const LINGER_MS = 1000;
+const LINGER_MS = 1000;
 
 const ignore = (): void => undefined;
 

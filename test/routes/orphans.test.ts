@@ -96,6 +96,8 @@ test('XML: an orphan route is named with its file', async () => {
 test('a module (fluent API): an orphan route is named with its module', async () => {
   const lib = join(ROOT, 'lib/index.ts');
   const dir = dirWith({
+    // An ES module, as lib/ is here: a CommonJS one would load a second copy of lib/ (and spoil its coverage).
+    'package.json': '{"type":"module","private":true}',
     'routes.ts': `import { RouteBuilder } from ${JSON.stringify(lib)};
 export default class Routes extends RouteBuilder {
   configure(): void {

@@ -69,3 +69,31 @@ export function startCli(command: string, args: string[], options: { cwd: string
   };
   return { child, output, exited, listening };
 }
+
+/**
+ * A type test's source without its `// @ts-expect-error` lines, and the 1-based lines (of that text) that
+ * followed each: compiling the text must report an error on exactly those lines.
+ */
+export function withoutExpectErrors(source: string): { text: string; lines: number[] } {
+  const kept: string[] = [];
+  const lines: number[] = [];
+  for (const line of source.split('\n')) {
+    if (/^\s*\/\/ @ts-expect-error/.test(line)) lines.push(kept.length + 1);
+    else kept.push(line);
+  }
+  return { text: kept.join('\n'), lines };
+}
+
+/** A contract whose GET operations (path → operationId) all answer the `Thing` of schemas.json, for reload tests. */
+export function thingContract(title: string, paths: Record<string, string>): string {
+  const ops = Object.fromEntries(
+    Object.entries(paths).map(([path, id]) => [
+      path,
+      { get: { operationId: id, responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: 'schemas.json#/Thing' } } } } } } },
+    ]),
+  );
+  return JSON.stringify({ openapi: '3.0.3', info: { title, version: '1' }, paths: ops });
+}
+
+/** schemas.json for thingContract: a Thing whose `v` has the given example. */
+export const thingSchemas = (example: string): string => JSON.stringify({ Thing: { type: 'object', properties: { v: { type: 'string', example } }, required: ['v'] } });

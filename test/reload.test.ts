@@ -7,21 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { cpSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CORPUS, ROOT, serve, tempDir } from './helpers.js';
+import { CORPUS, ROOT, serve, tempDir, thingContract, thingSchemas } from './helpers.js';
 
 const API = pathToFileURL(join(ROOT, 'lib/index.ts')).href;
 
-function contract(paths: Record<string, string>): string {
-  const ops = Object.fromEntries(
-    Object.entries(paths).map(([path, id]) => [
-      path,
-      { get: { operationId: id, responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: 'schemas.json#/Thing' } } } } } } },
-    ]),
-  );
-  return JSON.stringify({ openapi: '3.0.3', info: { title: 'reload', version: '1' }, paths: ops });
-}
-
-const schemas = (example: string): string => JSON.stringify({ Thing: { type: 'object', properties: { v: { type: 'string', example } }, required: ['v'] } });
+const contract = (paths: Record<string, string>): string => thingContract('reload', paths);
+const schemas = thingSchemas;
 
 /** A route module: getSlow answers `text` after `delay` ms. */
 const routes = (text: string, delay: number): string => `import { RouteBuilder } from '${API}';

@@ -8,24 +8,15 @@ import { Agent, request } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, startCli, tempDir, type StartedCli } from '../helpers.js';
+import { ROOT, startCli, tempDir, thingContract, thingSchemas, type StartedCli } from '../helpers.js';
 
 const MAIN = join(ROOT, 'dist/main.js');
 const ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_') && k !== 'NODE_OPTIONS'));
 const API = pathToFileURL(join(ROOT, 'dist/index.js')).href;
 const LIMIT_MS = 500;
 
-function contract(paths: Record<string, string>): string {
-  const ops = Object.fromEntries(
-    Object.entries(paths).map(([path, id]) => [
-      path,
-      { get: { operationId: id, responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: 'schemas.json#/Thing' } } } } } } },
-    ]),
-  );
-  return JSON.stringify({ openapi: '3.0.3', info: { title: 'watch', version: '1' }, paths: ops });
-}
-
-const schemas = (example: string): string => JSON.stringify({ Thing: { type: 'object', properties: { v: { type: 'string', example } }, required: ['v'] } });
+const contract = (paths: Record<string, string>): string => thingContract('watch', paths);
+const schemas = thingSchemas;
 
 const routes = (text: string): string => `import { RouteBuilder } from '${API}';
 export default class Routes extends RouteBuilder {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { ROOT, tempDir } from '../helpers.js';
+import { ROOT, tempDir, withoutExpectErrors } from '../helpers.js';
 
 const SOURCE = `import { createFacade, RouteBuilder } from ${JSON.stringify(join(ROOT, 'lib/index.js'))};
 
@@ -44,19 +44,6 @@ export class Sidecar extends RouteBuilder {
 }
 `;
 
-const EXPECT = /^\s*\/\/ @ts-expect-error/;
-
-/** The 1-based lines (of the file without the comments) where each // @ts-expect-error pointed. */
-function expectedLines(source: string): { text: string; lines: number[] } {
-  const kept: string[] = [];
-  const lines: number[] = [];
-  for (const line of source.split('\n')) {
-    if (EXPECT.test(line)) lines.push(kept.length + 1);
-    else kept.push(line);
-  }
-  return { text: kept.join('\n'), lines };
-}
-
 /** The errors tsc --strict reports in `file` (not in lib/, which other work may have in flux), as line numbers. */
 function errorLines(file: string): { lines: number[]; messages: string[] } {
   const program = ts.createProgram([file], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')], skipLibCheck: true });
@@ -73,7 +60,7 @@ test('createFacade and fluent options typed to the leaves: a misspelt or mistype
   const withComments = join(dir, 'options.mts');
   writeFileSync(withComments, SOURCE);
   assert.deepEqual(errorLines(withComments).messages, [], 'every @ts-expect-error is used, and nothing else is an error');
-  const { text, lines } = expectedLines(SOURCE);
+  const { text, lines } = withoutExpectErrors(SOURCE);
   const without = join(dir, 'options-bare.mts');
   writeFileSync(without, text);
   const found = errorLines(without);

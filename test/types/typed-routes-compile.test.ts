@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateTypes } from '../../lib/types/generate.js';
-import { CORPUS, PETSTORE, ROOT, tempDir } from '../helpers.js';
+import { CORPUS, PETSTORE, ROOT, tempDir, withoutExpectErrors } from '../helpers.js';
 
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
@@ -177,19 +177,6 @@ function tsc(dir: string): { status: number | null; output: string } {
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
-const EXPECT = /^\s*\/\/ @ts-expect-error/;
-
-/** The source without its @ts-expect-error lines, and the 1-based lines that followed each (where the error must be). */
-function withoutExpectations(source: string): { text: string; lines: number[] } {
-  const kept: string[] = [];
-  const lines: number[] = [];
-  for (const line of source.split('\n')) {
-    if (EXPECT.test(line)) lines.push(kept.length + 1);
-    else kept.push(line);
-  }
-  return { text: kept.join('\n'), lines };
-}
-
 test('typed routes: missing operations, wrong parameter types and wrong answers are compile errors on Petstore, GitHub and Stripe', async (t) => {
   assert.ok(existsSync(join(ROOT, 'dist/index.d.ts')), 'dist/ is built (npm run build)');
   const started = performance.now();
@@ -205,7 +192,7 @@ test('typed routes: missing operations, wrong parameter types and wrong answers 
 
   // One program (the generated modules are checked once): the routes as written, where each expectation must
   // hold, and beside them the same routes without the expectations, where each must show as its one error.
-  const stripped = Object.fromEntries(Object.entries(routes).map(([file, source]) => [file.replace(/\.ts$/, '-bare.ts'), withoutExpectations(source)]));
+  const stripped = Object.fromEntries(Object.entries(routes).map(([file, source]) => [file.replace(/\.ts$/, '-bare.ts'), withoutExpectErrors(source)]));
   const compiling = performance.now();
   const checked = tsc(project({ ...modules, ...routes, ...Object.fromEntries(Object.entries(stripped).map(([file, s]) => [file, s.text])) }, [...Object.keys(routes), ...Object.keys(stripped)]));
   t.diagnostic(`generating the three modules: ${generated.toFixed(0)} ms; tsc --strict over them and the routes: ${(performance.now() - compiling).toFixed(0)} ms`);

@@ -64,6 +64,8 @@ const PEERS = {
   'proxy-fwd': { name: 'http-proxy, fwd headers', command: () => bench('fastify-proxy.mjs'), args: [], env: { BENCH_PEER_FORWARDED: '1' } },
   // Issue 25's yardsticks: the least a node:http proxy does (no rules at all), with undici's Pool or http.request.
   'min-undici': { name: 'minimal proxy, undici Pool', command: () => bench('minimal-proxy.mjs'), args: [], env: { BENCH_PROXY_CLIENT: 'undici' } },
+  // The forwarding floor: the minimal undici proxy sending the facade's bytes both ways (issue 25's ceiling).
+  'floor-proxy': { name: 'floor proxy (undici, same bytes)', command: () => bench('minimal-proxy.mjs'), args: [], env: { BENCH_PROXY_CLIENT: 'undici', BENCH_PROXY_SAME_BYTES: '1' } },
   'min-http': { name: 'minimal proxy, http.request', command: () => bench('minimal-proxy.mjs'), args: [], env: { BENCH_PROXY_CLIENT: 'http' } },
   // Optional: only when nginx is installed (Debian's nginx-light); otherwise a note says it was left out.
   nginx: { name: 'nginx, 1 worker, keep-alive', optional: () => (NGINX === undefined ? 'nginx is not on PATH (apt-get install nginx-light)' : undefined), start: (env) => startNginx(NGINX, Number(env.BENCH_BACKEND_PORT)) },
@@ -93,7 +95,7 @@ const MOCK_SYNTHESIZED = {
 const againstGlue = (name, key, request, body) => ({ name, key, files: [bench('route.yaml')], env: VALIDATING, peers: ['glue', 'glue-id'], floor: true, request, expect: { status: 200, type: 'application/json', body } });
 const FLOOR_REQUEST_ID = '19f4c6a7-e67d-4172-b0a8-a70eb58da364';
 /** Issue 11: the facade as a sidecar forwarding (`to: http`) to a bare backend, against @fastify/http-proxy in front of it. */
-const forwarding = (name, key, request) => ({ name, key, files: [bench('forward.yaml')], prepare: startBackend, peers: ['proxy', 'proxy-fwd', 'min-undici', 'min-http', 'nginx'], request, expect: PET_ANSWER });
+const forwarding = (name, key, request) => ({ name, key, files: [bench('forward.yaml')], prepare: startBackend, peers: ['proxy', 'proxy-fwd', 'min-undici', 'floor-proxy', 'min-http', 'nginx'], request, expect: PET_ANSWER });
 
 export const SCENARIOS = [
   againstGlue('a: GET /pet/1, route, validation on', 'peer-a', GET_PET, PET_JSON),

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { request, type Agent } from 'node:http';
 import { createFacade, type CreateFacadeOptions, type Facade, type FacadeInput, type Logger } from '../lib/index.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -97,3 +98,17 @@ export function thingContract(title: string, paths: Record<string, string>): str
 
 /** schemas.json for thingContract: a Thing whose `v` has the given example. */
 export const thingSchemas = (example: string): string => JSON.stringify({ Thing: { type: 'object', properties: { v: { type: 'string', example } }, required: ['v'] } });
+
+/** A GET's status and body (text), on the given agent (`false`: a fresh connection). */
+export function getText(origin: string, path: string, agent: Agent | false = false): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${origin}${path}`, { agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -2,12 +2,12 @@
 // way finish on the version they started on, a build that fails keeps the previous version serving.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CORPUS, ROOT, serve, tempDir, thingContract, thingSchemas } from './helpers.js';
+import { CORPUS, getText, ROOT, serve, tempDir, thingContract, thingSchemas } from './helpers.js';
 
 const API = pathToFileURL(join(ROOT, 'lib/index.ts')).href;
 
@@ -33,18 +33,7 @@ const CONFIG = `- rest:
 `;
 
 /** GET over a fresh connection: status and body. */
-function get(origin: string, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${origin}${path}`, { agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (origin: string, path: string): Promise<{ status: number; body: string }> => getText(origin, path);
 
 function project(): string {
   return tempDir({

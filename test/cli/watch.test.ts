@@ -4,11 +4,11 @@
 // write, and not one request of the loop fails. The latencies are printed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, startCli, tempDir, thingContract, thingSchemas, type StartedCli } from '../helpers.js';
+import { getText, ROOT, startCli, tempDir, thingContract, thingSchemas, type StartedCli } from '../helpers.js';
 
 const MAIN = join(ROOT, 'dist/main.js');
 const ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_') && k !== 'NODE_OPTIONS'));
@@ -37,18 +37,7 @@ interface Answer {
   body: string;
 }
 
-function get(agent: Agent, origin: string, path: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${origin}${path}`, { agent }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (agent: Agent, origin: string, path: string): Promise<Answer> => getText(origin, path, agent);
 
 /**
  * Two request loops over kept-alive connections until stopped (at most 50,000 requests): any error or

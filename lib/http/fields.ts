@@ -14,3 +14,13 @@ const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
 export function isUnsendableValue(text: string): boolean {
   return NOT_PRINTABLE_ASCII.test(text) && UNSENDABLE_VALUE.test(text);
 }
+
+/**
+ * The options a Connection field lists, lower-cased (RFC 9110 §7.6.1: the hop-by-hop fields of this message,
+ * or `upgrade`); none for the plain `keep-alive` and `close` most messages carry.
+ */
+export function connectionOptions(value: unknown): readonly string[] {
+  if (typeof value !== 'string' || value === 'keep-alive' || value === 'close') return NO_OPTIONS;
+  return value.split(',').map((s) => s.trim().toLowerCase());
+}
+const NO_OPTIONS: readonly string[] = [];

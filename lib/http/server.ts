@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Errors, staticProblem, svcError, type ErrorDef } from '../errors.js';
 import type { ServerOptions } from '../config/model.js';
+import { connectionOptions } from './fields.js';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -24,7 +25,8 @@ export function createHttpServer(listener: RequestListener, options: ServerOptio
     },
     (req, res) => {
       if (upgradeAsked.has(req.socket)) return; // left unanswered: the connection closes after the previous answer
-      if (req.headers.upgrade !== undefined && asksForUpgrade(req.headers.connection)) {
+      // The Connection field listing `upgrade` is what makes node's parser stop after the request.
+      if (req.headers.upgrade !== undefined && connectionOptions(req.headers.connection).includes('upgrade')) {
         upgradeAsked.add(req.socket);
         res.setHeader('connection', 'close');
       }
@@ -71,11 +73,6 @@ function answerAndClose(socket: Duplex, answer: Buffer): void {
   socket.once('close', () => clearTimeout(linger));
   socket.once('end', () => socket.destroy());
   socket.end(answer);
-}
-
-/** Whether a Connection field lists the `upgrade` option (what makes node's parser stop after the request). */
-function asksForUpgrade(connection: string | undefined): boolean {
-  return connection !== undefined && connection.split(',').some((option) => option.trim().toLowerCase() === 'upgrade');
 }
 
 /**

@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { isIP, type BlockList, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { TOKEN, isUnsendableValue } from '../../http/fields.js';
+import { TOKEN, connectionOptions, isUnsendableValue } from '../../http/fields.js';
 import { isForwardingField } from '../../http/forwarding-fields.js';
 import { isInternalName, type Exchange } from '../exchange.js';
 
@@ -14,13 +14,6 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'pro
 const SET_BY_PROXY = new Set(['host', 'content-length', 'expect', 'forwarded', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'via']);
 
 const VIA_NAME = 'svc-facade';
-
-/** The names a Connection field lists: hop-by-hop for this message only (RFC 9110 §7.6.1). */
-function connectionListed(value: unknown): readonly string[] {
-  if (typeof value !== 'string' || value === 'keep-alive' || value === 'close') return NONE;
-  return value.split(',').map((s) => s.trim().toLowerCase());
-}
-const NONE: readonly string[] = [];
 
 /** Request fields never copied: hop-by-hop ones and those the proxy writes itself. */
 const NOT_COPIED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...SET_BY_PROXY]);
@@ -33,12 +26,12 @@ const NOT_COPIED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...SET_BY_PROXY]
  */
 export function backendRequestHeaders(ex: Exchange, host: string, trusted: BlockList | undefined, contentLength: string | undefined): string[] {
   const headers = ex.message.headers;
-  const listed = connectionListed(headers.get('connection'));
+  const listed = connectionOptions(headers.get('connection'));
   const out = ['host', host];
   const req = ex.request;
   const facts = req === undefined ? undefined : clientFacts(req, trusted);
   headers.forEach((value, name) => {
-    if (NOT_COPIED.has(name) || isInternalName(name) || value === undefined || value === null || (listed !== NONE && listed.includes(name))) return;
+    if (NOT_COPIED.has(name) || isInternalName(name) || value === undefined || value === null || (listed.length !== 0 && listed.includes(name))) return;
     // X-Real-IP, X-Forwarded-Prefix, X-HTTP-Method-Override...: believed from a trusted proxy only; a route may set them.
     if (facts !== undefined && !facts.trust && isForwardingField(name) && !headers.writtenNames().includes(name)) return;
     const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : typeof value === 'number' ? String(value) : undefined;
@@ -167,7 +160,7 @@ function appendVia(previous: unknown, version: string): string {
  */
 export function applyBackendResponse(ex: Exchange, res: Pick<IncomingMessage, 'statusCode' | 'headers' | 'httpVersion'>, statusHeader: string): void {
   const headers = ex.message.headers;
-  const listed = connectionListed(res.headers.connection);
+  const listed = connectionOptions(res.headers.connection);
   headers.set(statusHeader, res.statusCode);
   if (res.headers['content-type'] === undefined) headers.delete('content-type');
   for (const [name, value] of Object.entries(res.headers)) {

@@ -3,7 +3,8 @@
 // and a component reads as its name in the editor.
 import type { OpenApiVersion } from '../contract/load.js';
 import type { RefResolver } from '../contract/refs.js';
-import { isRef } from '../contract/refs.js';
+import { isRef, unescapePointerToken } from '../contract/refs.js';
+import { percentDecoded } from '../http/percent.js';
 
 interface Alias {
   name: string;
@@ -194,14 +195,10 @@ function refHint(ref: string): string {
   return file.replace(/\.[^.]*$/, '');
 }
 
+/** A pointer token unescaped, then percent-decoded (as written when malformed: it only names a type). */
 function decodeToken(token: string): string {
-  let text = token.replace(/~1/g, '/').replace(/~0/g, '~');
-  try {
-    text = decodeURIComponent(text);
-  } catch {
-    // As written: it only names a type.
-  }
-  return text;
+  const text = unescapePointerToken(token);
+  return percentDecoded(text) ?? text;
 }
 
 function withoutRef(schema: Record<string, unknown>): Record<string, unknown> | undefined {

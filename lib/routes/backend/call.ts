@@ -31,15 +31,15 @@ type Cut = 'timeout' | 'client' | 'tooLarge';
  */
 export function forwardToBackend(endpoint: BackendEndpoint, ctx: BackendContext, ex: Exchange, streamResponse: boolean): Promise<void> {
   return new Promise((resolve, reject) => {
-    const call = new BackendCall(endpoint, ctx, ex, resolve, reject);
+    const call = new BackendCall(endpoint, ctx, ex, streamResponse, resolve, reject);
     const request = ex.request;
-    if (request === undefined || ex.message.body !== request || request.complete) return call.run(streamResponse);
+    if (request === undefined || ex.message.body !== request || request.complete) return call.run();
     // The client's body, still to stream: what came in the packets of its head is parsed once this turn of
     // the event loop has read them (a microtask would run between the parser's callbacks, too early), and a
     // body that has arrived whole by then is sent whole (no pipe to set up).
     setImmediate(() => {
       try {
-        call.run(streamResponse);
+        call.run();
       } catch (err) {
         reject(err);
       }
@@ -61,12 +61,14 @@ class BackendCall {
   /** A streamed upload's inactivity timer (undici's own headers timer would not see the upload's bytes). */
   private idle: NodeJS.Timeout | undefined;
   private readonly client: ClientSocket | undefined;
-  readonly onTimeout = (): void => this.abort('timeout');
+  private readonly onTimeout = (): void => this.abort('timeout');
 
   constructor(
     private readonly endpoint: BackendEndpoint,
     private readonly ctx: BackendContext,
     private readonly ex: Exchange,
+    /** The body stays a StreamedBody for the client; false: it is read whole. */
+    private readonly streamResponse: boolean,
     private readonly resolve: () => void,
     private readonly reject: (err: unknown) => void,
   ) {
@@ -74,7 +76,7 @@ class BackendCall {
   }
 
   /** Throws (so rejects) before anything is sent when the request cannot be forwarded. */
-  run(streamResponse: boolean): void {
+  run(): void {
     const { ex, ctx, endpoint } = this;
     const client = ex.request;
     // A GET or HEAD body has no meaning (RFC 9110 §9.3.1, §9.3.2) and many backends answer without reading
@@ -108,11 +110,8 @@ class BackendCall {
     const sent = backendRequestHeaders(ex, endpoint.host, ctx.trusted, length);
     const hop: Hop = { endpoint, path, method, headers: sent, payload };
     this.watchClient();
-    this.streamResponse = streamResponse;
     this.send(hop, upload === undefined ? undefined : this.stream(upload, length === undefined ? undefined : Number(length)), 0, false);
   }
-
-  private streamResponse = false;
 
   /** Sends one request once its pool has a connection for it; follows redirects when the endpoint says so (bodies sent whole only: a stream cannot be replayed). */
   private send(hop: Hop, upload: Readable | undefined, redirects: number, retried: boolean): void {
@@ -281,7 +280,7 @@ class BackendCall {
     if (!attempt.abort()) this.fail(new Error('the call was given up before it was sent'));
   }
 
-  failure(cause: unknown): SvcError {
+  private failure(cause: unknown): SvcError {
     if (cause instanceof SvcError) return cause;
     const { options } = this.ctx;
     const { origin } = this.endpoint;

@@ -13,7 +13,7 @@ import { dirname, isAbsolute, relative } from 'node:path';
 import { Errors, svcError } from '../errors.js';
 import type { Contract } from './load.js';
 import { declaredOperations, OPERATION_FIELDS } from './methods.js';
-import { escapePointerToken, isRef, RefError, type Located } from './refs.js';
+import { escapePointerToken, isRef, MAX_HOPS, RefError, type Located } from './refs.js';
 import { ONE_SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP } from './schema-keywords.js';
 
 type Json = Record<string, unknown>;
@@ -35,9 +35,6 @@ const SUBSCHEMAS = new Map<string, 'one' | 'list' | 'map'>([
   ...SUBSCHEMA_LIST.map((k) => [k, 'list'] as const),
   ...SUBSCHEMA_MAP.map((k) => [k, 'map'] as const),
 ]);
-
-/** Same bound as the resolver's: a chain this long is circular. */
-const MAX_HOPS = 64;
 
 /** Fails startup (SPEC_REF_UNRESOLVED) at the first `$ref` reachable from a served operation that does not resolve. */
 export function checkReferences(contract: Contract): void {

@@ -27,8 +27,8 @@ export class RefError extends SvcError {
   }
 }
 
-
-const MAX_HOPS = 64;
+/** The longest `$ref` chain followed: a longer one is circular. */
+export const MAX_HOPS = 64;
 
 export class RefResolver {
   private readonly docs = new Map<string, unknown>();

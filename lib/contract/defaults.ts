@@ -9,12 +9,9 @@ import type { Operation } from './operations.js';
 export function compileQueryDefaults(op: Operation, contract: Contract, typed = false): [string, unknown][] {
   const out: [string, unknown][] = [];
   for (const p of op.parameters) {
-    if (p.in !== 'query' || p.schema === undefined) continue;
-    const schema = contract.refs.deref<Record<string, unknown> | null>(p.schema, p.uri).value;
-    if (schema && typeof schema === 'object' && schema.default !== undefined) {
-      const d = schema.default;
-      out.push([p.name, typed || (d !== null && typeof d === 'object') ? d : String(d)]);
-    }
+    if (p.in !== 'query') continue;
+    const d = parameterDefault(p, contract);
+    if (d !== undefined) out.push([p.name, typed || (d !== null && typeof d === 'object') ? d : String(d)]);
   }
   return out;
 }

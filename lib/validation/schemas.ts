@@ -66,11 +66,7 @@ export class SchemaCompiler {
     try {
       validate = this.ajv.compile(build((schema, uri, direction) => this.convert(schema, uri, direction, 0)));
     } catch (err) {
-      const message = `validation: ${label}: the schema cannot be compiled, so every request that needs it is refused (500): ${(err as Error).message}`;
-      if (!this.warned.has(message)) {
-        this.warned.add(message);
-        this.logger.error(message);
-      }
+      this.logOnce(`${label}: the schema cannot be compiled, so every request that needs it is refused (500): ${(err as Error).message}`, 'error');
       return refuseUncompilable;
     }
     return (value) => (validate(value) ? undefined : (validate.errors ?? []));
@@ -84,7 +80,7 @@ export class SchemaCompiler {
         validateSchema: false,
         addUsedSchema: false,
         code: { regExp: createSafeRegExp(this.logger) },
-        logger: { log: () => undefined, warn: (m: unknown) => this.warnOnce(String(m)), error: (m: unknown) => this.warnOnce(String(m)) },
+        logger: { log: () => undefined, warn: (m: unknown) => this.logOnce(String(m)), error: (m: unknown) => this.logOnce(String(m)) },
       };
       const ajv = this.contract.version !== '3.0' ? new Ajv2020(options) : new Ajv(options);
       addFormats(ajv);
@@ -93,10 +89,11 @@ export class SchemaCompiler {
     return this.ajvInstance;
   }
 
-  private warnOnce(message: string): void {
+  /** Logs a message once per facade: every operation whose schemas hold the same fault meets it again. */
+  private logOnce(message: string, level: 'warn' | 'error' = 'warn'): void {
     if (this.warned.has(message)) return;
     this.warned.add(message);
-    this.logger.warn(`validation: ${message}`);
+    this.logger[level](`validation: ${message}`);
   }
 
   /** One contract schema (found in the document `uri`) as an ajv schema. */
@@ -162,7 +159,7 @@ export class SchemaCompiler {
 
   private copyType(value: unknown, out: Json): void {
     const types = (Array.isArray(value) ? value : [value]).filter((t): t is string => typeof t === 'string' && JSON_TYPES.has(t));
-    if (types.length !== (Array.isArray(value) ? value.length : 1)) this.warnOnce(`type ${JSON.stringify(value)} is not a JSON Schema type; ignored`);
+    if (types.length !== (Array.isArray(value) ? value.length : 1)) this.logOnce(`type ${JSON.stringify(value)} is not a JSON Schema type; ignored`);
     if (types.length > 0) out.type = Array.isArray(value) ? types : types[0];
   }
 
@@ -181,7 +178,7 @@ export class SchemaCompiler {
   /** Formats ajv-formats does not know (`int32` etc. it does) are accepted as annotations, with one warning. */
   private knownFormat(format: string): string {
     if (this.ajv.formats[format] === undefined) {
-      this.warnOnce(`unknown format "${format}" is not checked`);
+      this.logOnce(`unknown format "${format}" is not checked`);
       this.ajv.addFormat(format, true);
     }
     return format;

@@ -156,7 +156,7 @@ function collect(schema: unknown, uri: string, refs: RefResolver, facts: Facts, 
 }
 
 /** What `fit` answers when the text is no scalar the schema accepts. */
-export const MISFIT: unique symbol = Symbol('misfit');
+const MISFIT: unique symbol = Symbol('misfit');
 
 /**
  * The text as the types allow: ajv's coerceTypes (numbers, booleans, null) with canonical numbers only; the

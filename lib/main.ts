@@ -15,6 +15,7 @@ import { writeHealthcheckFile } from './observe/healthcheck-file.js';
 import { MOCK_USAGE, mockConfig, parseMockArgs } from './cli/mock.js';
 import { runValidate } from './cli/validate.js';
 import { runTypes } from './cli/types.js';
+import { walkArgs } from './cli/args.js';
 
 const USAGE = `Usage: svc-facade [options] FILE...
        svc-facade mock [--port N] [--host H] [--dynamic] [--watch] CONTRACT
@@ -44,14 +45,7 @@ interface CliArgs {
 
 export function parseArgs(argv: readonly string[]): CliArgs | 'help' | 'version' {
   const args: CliArgs = { files: [], dev: false, watch: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || v === '') throw svcError(Errors.CLI_USAGE, `option ${flag} needs a value`);
-      return v;
-    };
+  const stop = walkArgs(argv, (flag, value): 'help' | 'version' | undefined => {
     if (flag === '--help' || flag === '-h') return 'help';
     if (flag === '--version' || flag === '-v') return 'version';
     if (flag === '--port') args.port = value();
@@ -59,8 +53,10 @@ export function parseArgs(argv: readonly string[]): CliArgs | 'help' | 'version'
     else if (flag === '--dev') args.dev = true;
     else if (flag === '--watch') args.watch = true;
     else if (flag.startsWith('-')) throw svcError(Errors.CLI_USAGE, `unknown option ${flag}; allowed: --port, --host, --dev, --watch, --help, --version`);
-    else args.files.push(arg);
-  }
+    else args.files.push(flag);
+    return undefined;
+  });
+  if (stop !== undefined) return stop;
   if (args.files.length === 0) throw svcError(Errors.CLI_USAGE, 'no configuration file given (try --help)');
   return args;
 }

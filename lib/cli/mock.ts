@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { applyEnvironment } from '../config/env.js';
 import { emptyConfig, setOption, type FacadeConfig } from '../config/model.js';
 import { Errors, svcError } from '../errors.js';
+import { walkArgs } from './args.js';
 
 export const MOCK_USAGE = `Usage: svc-facade mock [options] CONTRACT
 
@@ -37,23 +38,17 @@ export function parseMockArgs(argv: readonly string[]): MockArgs | 'help' {
   let dynamic = false;
   let watch = false;
   const contracts: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const [flag, inline] = eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || v === '') throw svcError(Errors.CLI_USAGE, `option ${flag} needs a value`);
-      return v;
-    };
+  const help = walkArgs(argv, (flag, value): 'help' | undefined => {
     if (flag === '--help' || flag === '-h') return 'help';
     if (flag === '--port') port = value();
     else if (flag === '--host') host = value();
     else if (flag === '--dynamic') dynamic = true;
     else if (flag === '--watch') watch = true;
     else if (flag.startsWith('-')) throw svcError(Errors.CLI_USAGE, `unknown option ${flag} for mock; allowed: --port, --host, --dynamic, --watch, --help`);
-    else contracts.push(arg);
-  }
+    else contracts.push(flag);
+    return undefined;
+  });
+  if (help !== undefined) return help;
   if (contracts.length !== 1) throw svcError(Errors.CLI_USAGE, `mock takes one contract, got ${contracts.length === 0 ? 'none' : contracts.join(' ')} (try svc-facade mock --help)`);
   return { contract: contracts[0]!, port, host, dev: false, dynamic, watch };
 }

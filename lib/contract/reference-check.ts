@@ -56,9 +56,10 @@ class ReferenceCheck {
 
   run(): void {
     const { doc, uri } = this.contract;
+    const paths: Place = { value: doc.paths, uri, parent: undefined, key: `${this.display(uri, '')}/paths` };
     for (const [path, raw] of Object.entries(doc.paths ?? {})) {
       this.reachedFrom = `path ${path}`;
-      const item = this.follow(child({ value: this.contract.doc.paths, uri, parent: undefined, key: `${this.display(uri, '')}/paths` }, raw, path));
+      const item = this.follow(child(paths, raw, path));
       if (!isObject(item.value)) continue;
       for (const { method, value } of declaredOperations(item.value, this.contract.version, path)) {
         this.reachedFrom = `${method} ${path}`;

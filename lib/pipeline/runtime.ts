@@ -144,8 +144,9 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   // Said once per operation: the mount is wrong for every request, and each one is answered at once.
   let mountLogged = false;
   const receive = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, names: readonly string[], path: string, query: string, token: unknown): void => {
+    const announcesBody = hasBody(req);
     // Embedded behind a body parser the stream has ended: reading it would wait forever.
-    const earlier = hasBody(req) ? bodyReadEarlier(req) : undefined;
+    const earlier = announcesBody ? bodyReadEarlier(req) : undefined;
     if (earlier !== undefined) {
       if ('unusable' in earlier) {
         if (!mountLogged) logger.error(svcError(Errors.BODY_READ_EARLIER_LOG, `${op.method} ${op.path} (direct:${op.id})`, earlier.unusable).message, { requestId: requestIdOf(res) });
@@ -156,7 +157,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       if (observer !== undefined) observer.received(earlier.bytes.length);
       return run(req, res, params, names, path, query, earlier.bytes, token);
     }
-    if (streamsBody || !hasBody(req) || itemRequests?.accepts!(req) === true) return run(req, res, params, names, path, query, undefined, token);
+    if (streamsBody || !announcesBody || itemRequests?.accepts!(req) === true) return run(req, res, params, names, path, query, undefined, token);
     readBody(req, maxBodySize, (err, raw) => {
       if (err !== undefined) return fail(res, err);
       if (observer !== undefined) observer.received(raw!.length);

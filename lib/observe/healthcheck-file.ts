@@ -4,7 +4,8 @@
 // right port whether the port came from the environment, a properties file, YAML or the command line.
 import { writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { OBSERVE_DEFAULTS, type FacadeConfig } from '../config/model.js';
+import type { FacadeConfig } from '../config/model.js';
+import { observeOptions } from './observation.js';
 
 export interface HealthcheckTarget {
   /** The health endpoint, when health is served; an HTTP 2xx from it is healthy. */
@@ -14,7 +15,7 @@ export interface HealthcheckTarget {
 }
 
 export function writeHealthcheckFile(file: string, config: FacadeConfig, main: AddressInfo, management: AddressInfo | undefined): void {
-  const observe = { ...OBSERVE_DEFAULTS, ...config.observe };
+  const observe = observeOptions(config);
   const target: HealthcheckTarget = observe.health ? { health: `${reachable(management ?? main)}${observe.healthPath.replace(/\/+$/, '')}` } : { listening: `${reachable(main)}/` };
   writeFileSync(file, `${JSON.stringify(target)}\n`);
 }

@@ -20,7 +20,8 @@ type TimedResponse = ServerResponse & { [STARTED]: number };
 type EndpointOption = 'healthPath' | 'metricsPath';
 export type Endpoints = Map<string, { option: EndpointOption; probe: Probe }>;
 
-function observeOptions(config: FacadeConfig): ObserveOptions {
+/** The observe options in effect: the configured ones over the defaults. */
+export function observeOptions(config: FacadeConfig): ObserveOptions {
   return { ...OBSERVE_DEFAULTS, ...config.observe };
 }
 

@@ -183,9 +183,14 @@ const IN = ['path', 'query', 'header', 'cookie'] as const;
 /** Header parameters OpenAPI says to ignore: Content-Type and Accept are the media types, Authorization security's. */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
+/** The operation's parameters the check reads (all but the ignored header parameters). */
+function checkedParameters(op: Operation): Parameter[] {
+  return op.parameters.filter((p) => !(p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())));
+}
+
 /** The parameter check of one operation, compiled on its first request; undefined without parameters. */
 export function compileParameterCheck(op: Operation, compiler: SchemaCompiler, refs: RefResolver): ((facts: RequestFacts, out: Violations) => void) | undefined {
-  const params = op.parameters.filter((p) => !(p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())));
+  const params = checkedParameters(op);
   if (params.length === 0) return undefined;
   let compiled: { readers: Reader[]; check: SchemaCheck | undefined } | undefined;
   const compile = (): NonNullable<typeof compiled> => {
@@ -275,7 +280,7 @@ function readerFor(param: Parameter, params: readonly Parameter[], refs: RefReso
  * unreadable value is left out.
  */
 export function compileParameterValues(op: Operation, refs: RefResolver): (facts: RequestFacts) => ParameterValues {
-  const params = op.parameters.filter((p) => !(p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())));
+  const params = checkedParameters(op);
   let readers: Reader[] | undefined;
   return (facts) => readValues((readers ??= params.map((p) => readerFor(p, params, refs))), facts, undefined);
 }

@@ -427,9 +427,13 @@ export class Synthesizer {
       return item === undefined ? undefined : [item, ...value.slice(1)];
     }
     const obj = value as Record<string, unknown>;
-    const tryWith = (name: string, v: unknown): Record<string, unknown> | undefined => {
+    const withValue = (name: string, v: unknown): Record<string, unknown> => {
       const changed = { ...obj };
       setOwn(changed, name, v);
+      return changed;
+    };
+    const tryWith = (name: string, v: unknown): Record<string, unknown> | undefined => {
+      const changed = withValue(name, v);
       return done(changed) ? changed : undefined;
     };
     for (const name of other.required) {
@@ -457,17 +461,9 @@ export class Synthesizer {
     for (const [name, parts] of chosen.properties) {
       const theirs = other.properties.get(name);
       if (theirs === undefined || !Object.hasOwn(obj, name)) continue;
-      const inner = (v: unknown): boolean => {
-        const changed = { ...obj };
-        setOwn(changed, name, v);
-        return done(changed);
-      };
+      const inner = (v: unknown): boolean => done(withValue(name, v));
       const made = this.differ(obj[name], factsOf(parts, this.contract), factsOf(theirs, this.contract), inner, depth + 1);
-      if (made !== undefined) {
-        const changed = { ...obj };
-        setOwn(changed, name, made);
-        return changed;
-      }
+      if (made !== undefined) return withValue(name, made);
     }
     return undefined;
   }

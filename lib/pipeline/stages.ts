@@ -134,8 +134,13 @@ export type Feature = (op: Operation, disposition: Disposition, ctx: FeatureCont
 
 const TEXTUAL = /json|xml|text\/|x-www-form-urlencoded|yaml|javascript|graphql/i;
 
+/** A media type whose raw body a route gets as text (rawBodyValue), not bytes. */
+export function isTextualMediaType(contentType: string | undefined): boolean {
+  return TEXTUAL.test(contentType ?? '');
+}
+
 /** The raw body as the route sees it without binding: text for textual media types, bytes otherwise. */
 export function rawBodyValue(raw: Buffer | undefined, contentType: string | undefined): unknown {
   if (raw === undefined) return undefined;
-  return TEXTUAL.test(contentType ?? '') ? raw.toString('utf8') : raw;
+  return isTextualMediaType(contentType) ? raw.toString('utf8') : raw;
 }

@@ -11,7 +11,9 @@ import { loadContract, type Contract } from '../contract/load.js';
 import { compileOperations, type MediaTypeObject, type Operation, type Parameter } from '../contract/operations.js';
 import { Errors, svcError } from '../errors.js';
 import { isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
+import { isTextualMediaType } from '../pipeline/stages.js';
 import { isSequential } from '../streams/media.js';
+import { isIgnoredHeaderParameter } from '../validation/parameters.js';
 import { comment, propertyKey, SchemaPrinter } from './schema-type.js';
 
 export interface TypesSource {
@@ -59,10 +61,6 @@ function isContractText(ext: string, text: string): boolean {
 }
 
 const LOCATIONS = ['path', 'query', 'header', 'cookie'] as const;
-/** Header parameters OpenAPI says to ignore (the validator and the typed view skip them too). */
-const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
-/** What rawBodyValue (lib/pipeline/stages.ts) hands a route as text rather than bytes. */
-const TEXTUAL = /json|xml|text\/|x-www-form-urlencoded|yaml|javascript|graphql/i;
 
 function printModule(contract: Contract, bindingMode: NonNullable<RestOptions['bindingMode']>): string {
   const printer = new SchemaPrinter(contract.refs, contract.version);
@@ -94,7 +92,7 @@ function printModule(contract: Contract, bindingMode: NonNullable<RestOptions['b
 function printOperation(op: Operation, printer: SchemaPrinter, contract: Contract, bindsXml: boolean): string {
   const summary = op.source.value.summary;
   const head = `${op.method} ${op.path}${typeof summary === 'string' && summary.trim() !== '' ? `: ${summary}` : ''}`;
-  const params = LOCATIONS.map((where) => `      ${where}: ${printParameters(op.parameters.filter((p) => locationOf(p) === where && !ignored(p)), printer, contract)};`);
+  const params = LOCATIONS.map((where) => `      ${where}: ${printParameters(op.parameters.filter((p) => locationOf(p) === where && !isIgnoredHeaderParameter(p)), printer, contract)};`);
   const body = op.requestBody;
   const requestBody = body === undefined
     ? '{ required: false; content: {} }'
@@ -120,10 +118,6 @@ function printOperation(op: Operation, printer: SchemaPrinter, contract: Contrac
 /** A `querystring` parameter (OpenAPI 3.2) is the query, as validation and the typed view read it. */
 function locationOf(p: Parameter): (typeof LOCATIONS)[number] {
   return p.in === 'querystring' ? 'query' : p.in;
-}
-
-function ignored(p: Parameter): boolean {
-  return p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase());
 }
 
 /** A path parameter is always there, and so is a query parameter with a default (the typed view applies it). */
@@ -177,6 +171,6 @@ function printContent(content: Record<string, MediaTypeObject> | undefined, uri:
 function bodyType(type: string, media: MediaTypeObject | undefined, uri: string, printer: SchemaPrinter, direction: 'request' | 'response', bindsXml: boolean, indent: string): string {
   if (isSequential(type)) return 'AsyncIterable<unknown>';
   if (isJsonMediaType(type) || (bindsXml && isXmlMediaType(type))) return printer.type(media?.schema, uri, indent);
-  if (TEXTUAL.test(type)) return 'string';
+  if (isTextualMediaType(type)) return 'string';
   return direction === 'request' ? 'Uint8Array' : 'string | Uint8Array';
 }

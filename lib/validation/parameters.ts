@@ -183,9 +183,14 @@ const IN = ['path', 'query', 'header', 'cookie'] as const;
 /** Header parameters OpenAPI says to ignore: Content-Type and Accept are the media types, Authorization security's. */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
+/** A header parameter OpenAPI says to ignore (the check, the typed view and the generated types skip it). */
+export function isIgnoredHeaderParameter(p: Parameter): boolean {
+  return p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase());
+}
+
 /** The operation's parameters the check reads (all but the ignored header parameters). */
 function checkedParameters(op: Operation): Parameter[] {
-  return op.parameters.filter((p) => !(p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())));
+  return op.parameters.filter((p) => !isIgnoredHeaderParameter(p));
 }
 
 /** The parameter check of one operation, compiled on its first request; undefined without parameters. */

@@ -1,8 +1,9 @@
 // Synthesized values checked by the facade's own response validation (issue 26): the facade's schema
 // compiler (one ajv instance, shared with validation) is loaded when the mock first needs it, not at import,
-// so a facade that mocks nothing does not load ajv for it.
+// so a facade that mocks nothing does not load ajv for it. The echo's check (echo.ts) loads it here too.
 import type { Located } from '../contract/refs.js';
 import type { FeatureContext } from '../pipeline/stages.js';
+import type { BodyContext } from '../validation/bodies.js';
 import type { SchemaCompiler } from '../validation/schemas.js';
 import type { SchemaChecker, Synthesizer } from './synthesize.js';
 
@@ -14,6 +15,24 @@ export function schemaChecker(compiler: SchemaCompiler): SchemaChecker {
 
 /** Loads validation and turns the synthesizer's checks on; the promise settles when they are on. */
 export async function enableChecks(ctx: FeatureContext, synthesizer: Synthesizer): Promise<void> {
-  const { bodyContext } = await import('../validation/validator.js');
-  synthesizer.useChecks(schemaChecker(bodyContext(ctx).compiler));
+  const { context } = await loadValidation();
+  synthesizer.useChecks(schemaChecker(context(ctx).compiler));
+}
+
+/** The validation modules the mock uses, imported on first use. */
+export interface Validation {
+  bodies: typeof import('../validation/bodies.js');
+  violations: typeof import('../validation/violations.js');
+  context: (ctx: FeatureContext) => BodyContext;
+}
+
+let loading: Promise<Validation> | undefined;
+
+export function loadValidation(): Promise<Validation> {
+  loading ??= Promise.all([import('../validation/bodies.js'), import('../validation/violations.js'), import('../validation/validator.js')]).then(([bodies, violations, validator]) => ({
+    bodies,
+    violations,
+    context: validator.bodyContext,
+  }));
+  return loading;
 }

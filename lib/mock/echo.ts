@@ -1,32 +1,16 @@
 // Whether a write's request body may be echoed (SPEC §7 step 3): only when the chosen response declares
 // the request's media type and the body is valid against that response's schema. The check is the
-// facade's own body validation (lib/validation/, its one schema compiler), loaded on the first echo: a
-// facade that validates nothing and is never sent a write does not load ajv at all.
+// facade's own body validation (lib/validation/, its one schema compiler), loaded on first use by the
+// mock's one loader (conformance.ts): a facade that neither validates nor answers a mocked request does not load ajv.
 import type { Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
 import { findDeclaredMediaType } from '../http/negotiation.js';
 import type { FeatureContext } from '../pipeline/stages.js';
-import type { BodyContext, MediaCheck } from '../validation/bodies.js';
+import type { MediaCheck } from '../validation/bodies.js';
+import { loadValidation, type Validation } from './conformance.js';
 
 /** True when `raw`, sent as `contentType`, may go back as it is; a promise while the validation code first loads. */
 export type EchoCheck = (raw: Buffer, contentType: string) => boolean | Promise<boolean>;
-
-interface Validation {
-  bodies: typeof import('../validation/bodies.js');
-  violations: typeof import('../validation/violations.js');
-  context: (ctx: FeatureContext) => BodyContext;
-}
-
-let loading: Promise<Validation> | undefined;
-
-function loadValidation(): Promise<Validation> {
-  loading ??= Promise.all([import('../validation/bodies.js'), import('../validation/violations.js'), import('../validation/validator.js')]).then(([bodies, violations, validator]) => ({
-    bodies,
-    violations,
-    context: validator.bodyContext,
-  }));
-  return loading;
-}
 
 export function compileEchoCheck(op: Operation, response: Located<ResponseObject>, ctx: FeatureContext): EchoCheck {
   const content = response.value.content ?? {};

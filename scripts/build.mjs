@@ -54,7 +54,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   external: ['tsx', 'tsx/*'],
-  // One function expression (see dist/load.js); __svcImport is the host's import() (lib/external-import.ts).
+  // One function expression (see dist/load.js); __svcImport is the host's import() (lib/util/external-import.ts).
   banner: { js: '(function (exports, require, module, __filename, __dirname, __svcImport) {' },
   footer: { js: '})' },
   // lib/main.ts reads ../package.json next to dist/ for --version.
@@ -65,10 +65,10 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
-// import() inside the vm.Script throws (no loader): external modules go through lib/external-import.ts, the
+// import() inside the vm.Script throws (no loader): external modules go through lib/util/external-import.ts, the
 // one import() left in the bundle (its fallback under tsx). Fail here rather than in a user's start.
 const imports = readFileSync(join(dist, 'svc-facade.cjs'), 'utf8').match(/(?<![\w$.])import\(/g) ?? [];
-if (imports.length !== 1) throw new Error(`dist/svc-facade.cjs has ${imports.length} import() calls; import external modules with importExternal (lib/external-import.ts)`);
+if (imports.length !== 1) throw new Error(`dist/svc-facade.cjs has ${imports.length} import() calls; import external modules with importExternal (lib/util/external-import.ts)`);
 copyFileSync(join(root, 'scripts/bundle/load.mjs'), join(dist, 'load.js'));
 copyFileSync(join(root, 'scripts/bundle/healthcheck.mjs'), join(dist, 'healthcheck.js'));
 const { api } = await import(pathToFileURL(join(dist, 'load.js')).href);

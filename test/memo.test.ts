@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { boundedMemo } from '../lib/memo.js';
+import { boundedMemo } from '../lib/util/memo.js';
 
 test('boundedMemo computes each key once, undefined answers included', () => {
   const computed: string[] = [];

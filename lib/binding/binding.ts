@@ -4,17 +4,17 @@
 import { responseForStatus, responsesByCode, successStatus } from '../contract/responses.js';
 import type { Operation } from '../contract/operations.js';
 import type { RestOptions } from '../config/model.js';
-import { Errors, svcError } from '../errors.js';
-import { boundedMemo } from '../memo.js';
-import { rawBodyValue, type Feature, type FeatureContext, type OperationStages, type RequestFacts } from '../pipeline/stages.js';
+import { Errors, svcError } from '../util/errors.js';
+import { boundedMemo } from '../util/memo.js';
+import { rawBodyValue, type Feature, type FeatureContext, type OperationStages, type RequestFacts } from '../message/stages.js';
 import { bodyText } from '../http/body.js';
 import { compileNegotiator, essence, findDeclaredMediaType, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import type { BodySerializer } from '../http/respond.js';
-import { HeaderNames, type Exchange, type Headers } from '../routes/exchange.js';
+import { HeaderNames, type Exchange, type Headers } from '../message/exchange.js';
 import { loadBindingClasses } from './classes.js';
-import { contractSchemas, type ContractSchemas } from './deref.js';
+import { contractSchemas, type ContractSchemas } from '../schema/deref.js';
 import { dropForbiddenKeys, Instantiator, type Binder } from './instantiate.js';
-import { parseXml, writeXml, type Schema } from './xml.js';
+import { parseXml, writeXml, type Schema } from '../codec/xml.js';
 
 type BindingMode = NonNullable<RestOptions['bindingMode']>;
 type BodyKind = 'json' | 'xml';

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FacadeConfig } from '../config/model.js';
 import { locateResource, resourceRoots } from '../contract/resources.js';
-import { Errors, svcError } from '../errors.js';
-import { importExternal } from '../external-import.js';
+import { Errors, svcError } from '../util/errors.js';
+import { importExternal } from '../util/external-import.js';
 
 /** A class a body can become: constructed without arguments, or through its `static fromJSON(obj)`. */
 export type BindingClass = (new () => object) & { fromJSON?: (value: unknown) => unknown };

@@ -1,11 +1,11 @@
 // Parsed bodies → instances of the classes their schemas name (SPEC §9). A binder is compiled once per
 // schema object (lazily, on the first body that needs it) and cached, so circular schemas cost nothing
 // until a body actually nests. Keys that could reach a prototype are never copied (SPEC §13).
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import type { BindingClass, ClassRegistry } from './classes.js';
-import type { SchemaDispatch } from './deref.js';
+import type { SchemaDispatch } from '../schema/deref.js';
 import { classNamed, followRefs } from './names.js';
-import type { Deref, Schema } from './xml.js';
+import type { Deref, Schema } from '../codec/xml.js';
 
 /** Turns a parsed value into its bound form; `depth` counts the nesting levels already entered. */
 export type Binder = (value: unknown, depth: number) => unknown;

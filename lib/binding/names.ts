@@ -1,7 +1,7 @@
 // Which class a schema names (SPEC §9): its `title`, else the component name from
 // `$ref: '#/components/schemas/<Name>'`. Along a `$ref` chain every title and component name is a
 // candidate, the referring (outer) ones first, and the first one that has a class wins.
-import { componentName, type Deref, type Schema } from './xml.js';
+import { componentName, type Deref, type Schema } from '../codec/xml.js';
 
 const MAX_REF_HOPS = 32;
 

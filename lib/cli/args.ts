@@ -1,5 +1,5 @@
 // Reading a command line the way every svc-facade command does: `--flag value` or `--flag=value`.
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 
 /**
  * Calls `visit` with each argument (an option's flag without its `=value`, or an operand as given) and a

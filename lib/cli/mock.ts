@@ -6,7 +6,7 @@
 import { dirname, resolve } from 'node:path';
 import { applyEnvironment } from '../config/env.js';
 import { emptyConfig, setOption, type FacadeConfig } from '../config/model.js';
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import { walkArgs } from './args.js';
 
 export const MOCK_USAGE = `Usage: svc-facade mock [options] CONTRACT

@@ -2,7 +2,7 @@
 // (lib/types/generate.ts), written to a file or to standard output.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import { generateTypes } from '../types/generate.js';
 
 export const TYPES_USAGE = `Usage: svc-facade types CONTRACT-OR-CONFIG [-o FILE]

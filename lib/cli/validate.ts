@@ -2,9 +2,9 @@
 // would serve it (every reference the start resolves, every operation compiled, request validation on), then
 // the operations and the warnings are listed, and nothing listens. A contract that would not start is
 // reported with the startup's own message and exit code, so the check and the start never disagree.
-import { Errors, SvcError, svcError } from '../errors.js';
-import { buildFacade } from '../facade.js';
-import type { Logger } from '../log.js';
+import { Errors, SvcError, svcError } from '../util/errors.js';
+import { buildFacade } from '../facade/build.js';
+import type { Logger } from '../util/log.js';
 import { mockConfig } from './mock.js';
 
 export const VALIDATE_USAGE = `Usage: svc-facade validate CONTRACT...

@@ -4,8 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Errors, SvcError, svcError } from '../errors.js';
-import { importExternal } from '../external-import.js';
+import { Errors, SvcError, svcError } from '../util/errors.js';
+import { importExternal } from '../util/external-import.js';
 import { applyEnvironment } from './env.js';
 import { RouteBuilder } from './fluent.js';
 import { emptyConfig, type FacadeConfig } from './model.js';
@@ -27,7 +27,7 @@ const KINDS: Record<string, 'yaml' | 'xml' | 'properties' | 'module'> = {
 };
 
 export interface LoadOptions {
-  /** Import route modules anew rather than from the module cache (a reload: lib/facade.ts). */
+  /** Import route modules anew rather than from the module cache (a reload: lib/facade/build.ts). */
   fresh?: boolean;
 }
 

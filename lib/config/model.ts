@@ -1,8 +1,8 @@
 // The configuration model and its one option table: every surface (YAML, XML, properties, env, fluent)
 // sets options through `setOption`, so types, allowed values and error messages are the same everywhere.
-import { Errors, svcError } from '../errors.js';
-import { setOwn } from '../objects.js';
-import { BACKEND_DEFAULTS, type BackendOptions } from '../routes/backend/options.js';
+import { Errors, svcError } from '../util/errors.js';
+import { setOwn } from '../util/objects.js';
+import { BACKEND_DEFAULTS, type BackendOptions } from './backend-options.js';
 import type { RouteDefinition } from '../routes/steps.js';
 import { MAX_DURATION_MS, parseDuration, parseSize } from './units.js';
 

@@ -1,5 +1,5 @@
 // `{{key}}` and `{{key:default}}` placeholders in DSL values, read from properties and the environment.
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import { environmentValue } from './env.js';
 
 export type PropertyLookup = (key: string) => string | undefined;

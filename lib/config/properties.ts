@@ -1,6 +1,6 @@
 // `.properties` files: parsing (java.util.Properties syntax) and mapping `svc.*` keys onto the config.
 import { dirname } from 'node:path';
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import { canonicalOption, oauthProfileKeys, setOption, type FacadeConfig } from './model.js';
 
 /** Parses java.util.Properties text: `=`, `:` or space separators, `#`/`!` comments, `\` continuations and escapes. */

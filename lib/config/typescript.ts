@@ -1,7 +1,7 @@
 // Loading user TypeScript modules (route builders, binding classes) under plain `node dist/main.js`.
 // tsx is an optional peer dependency: only users with `.ts` modules install it.
-import { Errors, svcError } from '../errors.js';
-import { importExternal } from '../external-import.js';
+import { Errors, svcError } from '../util/errors.js';
+import { importExternal } from '../util/external-import.js';
 
 let loader: Promise<boolean> | undefined;
 

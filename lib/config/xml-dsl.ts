@@ -1,7 +1,7 @@
 // The XML DSL (SPEC §12): root <svc> with <restConfiguration>, <rest><openApi/></rest> and <route>s.
 // Parsed with saxes into a small element tree; DOCTYPEs are refused, so no entity is ever expanded.
 import { SaxesParser } from 'saxes';
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import { setOptions, type FacadeConfig } from './model.js';
 import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 import { applyConsumerUri, applyOpenApi, applyRestConfiguration, routeDefinition } from './yaml-dsl.js';

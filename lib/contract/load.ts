@@ -1,6 +1,6 @@
 // Loading the contract named by `specification`: locate, read (or fetch once), parse, check the version.
 import { readFile } from 'node:fs/promises';
-import { Errors, SvcError, svcError } from '../errors.js';
+import { Errors, SvcError, svcError } from '../util/errors.js';
 import { parseDocument } from './parse.js';
 import { RefResolver } from './refs.js';
 import { locateResource } from './resources.js';

@@ -5,7 +5,7 @@
 // `itemSchema` and `examples` entries become absolute references to themselves in that document, so they
 // resolve there (the consumers resolve a content map's references against the document that holds the map).
 import { pathToFileURL } from 'node:url';
-import { setOwn } from '../objects.js';
+import { setOwn } from '../util/objects.js';
 import type { Contract } from './load.js';
 import { escapePointerToken, isRef } from './refs.js';
 

@@ -2,7 +2,7 @@
 // adds `query` (HTTP QUERY, RFC 10008: safe, with a request body) and `additionalOperations`, a map of any
 // other method token to its operation, the key written "with the same capitalization that is to be sent".
 import { METHODS } from 'node:http';
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import { TOKEN } from '../http/fields.js';
 import type { OpenApiVersion } from './version.js';
 

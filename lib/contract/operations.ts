@@ -1,6 +1,6 @@
 // The operation table: every (method, path) of the contract with its id, parameters, bodies and media types,
 // dereferenced once at startup so the request path never touches `$ref`s.
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import type { Contract } from './load.js';
 import { resolveContent } from './media-types.js';
 import { declaredOperations } from './methods.js';

@@ -1,6 +1,6 @@
 // The contract rules of OpenAPI 3.2's `in: querystring` parameter, checked once per operation at startup:
 // at most one (path-level parameters included), never beside `in: query` parameters, described by `content`.
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 
 /** What the rules look at of a compiled parameter (operations.ts, which calls this, defines the whole). */
 interface DeclaredParameter {

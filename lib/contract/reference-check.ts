@@ -5,12 +5,12 @@
 // unchecked. The walk follows only reference positions (a `$ref` key inside an example value is data), and
 // schemas only where the validator's converter reads them (lib/contract/schema-keywords.ts), with 3.0's rule
 // that siblings of a `$ref` are ignored. Resolving is cheap (each object is visited once); compiling the
-// schemas stays lazy (lib/validation/schemas.ts).
+// schemas stays lazy (lib/schema/compiler.ts).
 //
 // Not walked: callbacks and webhooks (not served), discriminator `mapping` values (one that points nowhere
 // leaves plain oneOf/anyOf, still validated), Link `operationRef` (a link is documentation, never followed).
 import { dirname, isAbsolute, relative } from 'node:path';
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import type { Contract } from './load.js';
 import { declaredOperations, OPERATION_FIELDS } from './methods.js';
 import { escapePointerToken, isRef, MAX_HOPS, RefError, type Located } from './refs.js';

@@ -3,7 +3,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Errors, SvcError } from '../errors.js';
+import { Errors, SvcError } from '../util/errors.js';
 import { percentDecoded } from '../http/percent.js';
 import type { OpenApiVersion } from './version.js';
 import { parseDocument } from './parse.js';

@@ -1,6 +1,6 @@
 // Reading request bodies with a size limit (SPEC §13: 413, and the connection is not left hanging).
 import type { IncomingMessage } from 'node:http';
-import { Errors, svcError, type SvcError } from '../errors.js';
+import { Errors, svcError, type SvcError } from '../util/errors.js';
 
 /** True when the request announces a body (RFC 9112 §6.3). */
 export function hasBody(req: IncomingMessage): boolean {

@@ -1,6 +1,6 @@
 // Content negotiation: Accept parsing with q-values and wildcards (RFC 9110 §12.5.1), and Content-Type
 // matching against declared media types. Offers are compiled once per operation; Accept strings are cached.
-import { boundedMemo } from '../memo.js';
+import { boundedMemo } from '../util/memo.js';
 
 export interface MediaRange {
   type: string;

@@ -1,7 +1,7 @@
 // Problem responses (RFC 9457, SPEC §6): every error the facade itself answers goes through here.
 import { STATUS_CODES, type ServerResponse } from 'node:http';
-import { problemBody, type ErrorDef, type SvcError, type Violation } from '../errors.js';
-import { REQUEST_ID_HEADER, requestIdOf, withRequestId } from '../observe/request-id.js';
+import { problemBody, type ErrorDef, type SvcError, type Violation } from '../util/errors.js';
+import { REQUEST_ID_HEADER, requestIdOf, withRequestId } from '../message/request-id.js';
 import { noteBodyLength } from './body-length.js';
 
 const PROBLEM_TYPE = 'application/problem+json';

@@ -1,10 +1,10 @@
 // Writes the exchange back as the HTTP response (SPEC §4): status from SvcHttpResponseCode, else 200/204;
 // Content-Type from the header, the binding, or the body's kind; only headers set by routes, never Svc*.
 import type { ServerResponse } from 'node:http';
-import { Errors, svcError } from '../errors.js';
-import { HeaderNames, isInternalName, type Exchange } from '../routes/exchange.js';
-import { StreamedBody } from '../routes/streamed-body.js';
-import { REQUEST_ID_HEADER, requestIdOf } from '../observe/request-id.js';
+import { Errors, svcError } from '../util/errors.js';
+import { HeaderNames, isInternalName, type Exchange } from '../message/exchange.js';
+import { StreamedBody } from '../message/streamed-body.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../message/request-id.js';
 import { noteBodyLength } from './body-length.js';
 import { TOKEN, isUnsendableValue } from './fields.js';
 
@@ -45,7 +45,7 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
     type ??= 'application/octet-stream';
   } else {
     // JSON.stringify would answer an async iterable with '{}': only operations that declare a sequential
-    // media type stream one (lib/streams/), so here it is the route's mistake, said plainly in the log.
+    // media type stream one (lib/sequences/), so here it is the route's mistake, said plainly in the log.
     if (typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function') throw new Error(UNDECLARED_STREAM);
     const out = serialize(body, ex);
     payload = out.payload;

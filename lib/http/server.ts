@@ -2,7 +2,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { Errors, staticProblem, svcError, type ErrorDef } from '../errors.js';
+import { Errors, staticProblem, svcError, type ErrorDef } from '../util/errors.js';
 import type { ServerOptions } from '../config/model.js';
 import { connectionOptions } from './fields.js';
 

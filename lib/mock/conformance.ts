@@ -2,9 +2,9 @@
 // compiler (one ajv instance, shared with validation) is loaded when the mock first needs it, not at import,
 // so a facade that mocks nothing does not load ajv for it. The echo's check (echo.ts) loads it here too.
 import type { Located } from '../contract/refs.js';
-import type { FeatureContext } from '../pipeline/stages.js';
-import type { BodyContext } from '../validation/bodies.js';
-import type { SchemaCompiler } from '../validation/schemas.js';
+import type { FeatureContext } from '../message/stages.js';
+import type { BodyContext } from '../schema/bodies.js';
+import type { SchemaCompiler } from '../schema/compiler.js';
 import type { SchemaChecker, Synthesizer } from './synthesize.js';
 
 /** Checks of values against schemas that all apply, compiled by `compiler` (response direction). */
@@ -21,15 +21,15 @@ export async function enableChecks(ctx: FeatureContext, synthesizer: Synthesizer
 
 /** The validation modules the mock uses, imported on first use. */
 export interface Validation {
-  bodies: typeof import('../validation/bodies.js');
-  violations: typeof import('../validation/violations.js');
+  bodies: typeof import('../schema/bodies.js');
+  violations: typeof import('../message/violations.js');
   context: (ctx: FeatureContext) => BodyContext;
 }
 
 let loading: Promise<Validation> | undefined;
 
 export function loadValidation(): Promise<Validation> {
-  loading ??= Promise.all([import('../validation/bodies.js'), import('../validation/violations.js'), import('../validation/validator.js')]).then(([bodies, violations, validator]) => ({
+  loading ??= Promise.all([import('../schema/bodies.js'), import('../message/violations.js'), import('../validation/validator.js')]).then(([bodies, violations, validator]) => ({
     bodies,
     violations,
     context: validator.bodyContext,

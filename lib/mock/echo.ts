@@ -5,8 +5,8 @@
 import type { Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
 import { findDeclaredMediaType } from '../http/negotiation.js';
-import type { FeatureContext } from '../pipeline/stages.js';
-import type { MediaCheck } from '../validation/bodies.js';
+import type { FeatureContext } from '../message/stages.js';
+import type { MediaCheck } from '../schema/bodies.js';
 import { loadValidation, type Validation } from './conformance.js';
 
 /** True when `raw`, sent as `contentType`, may go back as it is; a promise while the validation code first loads. */

@@ -1,12 +1,12 @@
 // Examples from the contract as mock bodies (SPEC §7 step 2): which response, which media type, which
 // example; each rendered once (JSON text or XML via the codec) and kept as bytes.
 import { responseForStatus, responsesByCode, successStatus } from '../contract/responses.js';
-import type { Schema } from '../binding/xml.js';
+import type { Schema } from '../codec/xml.js';
 import type { Contract } from '../contract/load.js';
 import type { MediaTypeObject, Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
 import { compileRanker, findDeclaredMediaType } from '../http/negotiation.js';
-import { boundedMemo } from '../memo.js';
+import { boundedMemo } from '../util/memo.js';
 import { exampleSample, type ExampleSample } from '../contract/example-objects.js';
 import { renderBody, serializedBody, type MockBody } from './render.js';
 import { SynthesizedResponse } from './synthesized.js';

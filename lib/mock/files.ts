@@ -10,9 +10,9 @@ import { isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FacadeConfig } from '../config/model.js';
 import { resourceRoots } from '../contract/resources.js';
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import { percentDecoded } from '../http/percent.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../util/log.js';
 
 /** Camel's default is `classpath:camel-mock/**`; ours follows the svc naming. */
 const DEFAULT_MOCK_PATTERN = 'classpath:svc-mock/**';

@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Operation } from '../contract/operations.js';
-import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../pipeline/stages.js';
+import type { Feature, FeatureContext, OperationStages, RequestFacts } from '../message/stages.js';
 import { acceptsMediaType, compileNegotiator, isJsonMediaType, isXmlMediaType, isYamlMediaType } from '../http/negotiation.js';
-import { Errors, svcError } from '../errors.js';
-import { HeaderNames, type Exchange } from '../routes/exchange.js';
+import { Errors, svcError } from '../util/errors.js';
+import { HeaderNames, type Exchange } from '../message/exchange.js';
 import { compileEchoCheck } from './echo.js';
 import { compileExamples, type ChosenResponse, type MockBody } from './examples.js';
 import { fileStems, MockFolder, requestKey, templateKey, type MockFile } from './files.js';
@@ -17,8 +17,8 @@ import { parsePrefer, type Preference } from './prefer.js';
 import { Random } from './random.js';
 import { Synthesizer } from './synthesize.js';
 import { enableChecks } from './conformance.js';
-import { compileSequenceMock } from '../streams/mock.js';
-import { isSequential } from '../streams/media.js';
+import { compileSequenceMock } from './sequences.js';
+import { isSequential } from '../codec/sequential-media.js';
 
 /** What the mocked operations of one facade share, made when the first one is compiled. */
 interface MockContext {
@@ -76,7 +76,7 @@ function compileMock(op: Operation, mock: MockContext, ctx: FeatureContext): Par
   // Only the response step 2 chooses is ever echoed, and only when it declares content to echo.
   const primary = examples.primary;
   const echoCheck = echoes && primary !== undefined && primary.response.declaresContent ? compileEchoCheck(op, primary.response.located, ctx) : undefined;
-  // Streams (JSON Lines, SSE, ...) are answered by lib/streams/mock.ts; only operations that declare one have it.
+  // Streams (JSON Lines, SSE, ...) are answered by lib/mock/sequences.ts; only operations that declare one have it.
   const sequences = op.produces.some(isSequential) ? compileSequenceMock(op, contract, mock.synthesizer) : undefined;
 
   const stems = fileStems(files);

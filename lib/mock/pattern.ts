@@ -1,10 +1,10 @@
 // Strings that match a contract's `pattern`, for synthesized mock bodies. The pattern is parsed by the same
-// parser the safe matcher uses (lib/validation/safe-regex.ts): literals, classes, escapes, `.`, quantifiers,
+// parser the safe matcher uses (lib/schema/safe-regex.ts): literals, classes, escapes, `.`, quantifiers,
 // groups, alternation and anchors are generated; lookarounds generate nothing themselves (the candidates
 // that happen to satisfy them are kept); back-references are not supported. Every candidate is checked by
 // the safe matcher before it is used, so a generated string always really matches, and the work is bounded
 // (a few attempts, a length cap): an unsupported or impossible pattern gives undefined.
-import { readPattern, someNode, type CharTest, type PatternNode, type RegExpLike } from '../validation/safe-regex.js';
+import { readPattern, someNode, type CharTest, type PatternNode, type RegExpLike } from '../schema/safe-regex.js';
 import { Random } from './random.js';
 
 export interface LengthBounds {

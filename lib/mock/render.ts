@@ -2,7 +2,7 @@
 // when it cannot be encoded in that type. The mock never labels a body with a media type it is not
 // written in (JSON text sent as `application/vnd.kubernetes.protobuf` breaks every client of that type).
 import { stringify as stringifyYaml } from 'yaml';
-import { writeXml, type Deref, type Schema } from '../binding/xml.js';
+import { writeXml, type Deref, type Schema } from '../codec/xml.js';
 import { essence, isJsonMediaType, isXmlMediaType, isYamlMediaType } from '../http/negotiation.js';
 
 /**

@@ -19,11 +19,11 @@
 // served and the log says so once, naming the schema.
 import type { Contract } from '../contract/load.js';
 import { isRef, type Located } from '../contract/refs.js';
-import { setOwn } from '../objects.js';
-import { derefRef, discriminatorDispatch, schemaRef, type Dispatch } from '../validation/discriminator.js';
-import type { RegExpLike } from '../validation/safe-regex.js';
+import { setOwn } from '../util/objects.js';
+import { derefRef, discriminatorDispatch, schemaRef, type Dispatch } from '../schema/discriminator.js';
+import type { RegExpLike } from '../schema/safe-regex.js';
 import type { ErrorObject } from 'ajv';
-import type { SchemaCheck } from '../validation/schemas.js';
+import type { SchemaCheck } from '../schema/compiler.js';
 import { factsOf, mergeFacts, type Facts, type JsonType } from './facts.js';
 import { filler, formatSample, matchesFormat, plainSample } from './formats.js';
 import { codePoints, compileMockPattern, type MockPattern, type PatternSampler } from './pattern.js';

@@ -2,8 +2,8 @@
 // query), operationId, status, duration, response bytes and request id. Never headers or bodies, so never
 // an Authorization header or a cookie.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger, LogFormat } from '../log.js';
-import { requestIdOf } from './request-id.js';
+import type { Logger, LogFormat } from '../util/log.js';
+import { requestIdOf } from '../message/request-id.js';
 
 /** Status logged for a request whose client went away before the answer (as nginx does). */
 const CLIENT_CLOSED = 499;

@@ -1,7 +1,7 @@
 // Health for probes and load balancers (`/observe/health`, `/live`, `/ready`), as MicroProfile Health and
 // Camel answer it: `{"status":"UP"|"DOWN","checks":[...]}`, 200 when UP, 503 when DOWN.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { withRequestId } from './request-id.js';
+import { withRequestId } from '../message/request-id.js';
 
 export type Probe = (req: IncomingMessage, res: ServerResponse) => void;
 

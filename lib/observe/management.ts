@@ -2,7 +2,7 @@
 // scrapes never share the business port, and a network policy can keep them private.
 import type { Server } from 'node:http';
 import type { ServerOptions } from '../config/model.js';
-import { Errors } from '../errors.js';
+import { Errors } from '../util/errors.js';
 import { compileStaticProblem } from '../http/problem.js';
 import { createHttpServer, listen } from '../http/server.js';
 import type { Endpoints } from './observation.js';
@@ -10,7 +10,7 @@ import type { Endpoints } from './observation.js';
 const notFound = compileStaticProblem(Errors.NOT_FOUND);
 const methodNotAllowed = compileStaticProblem(Errors.METHOD_NOT_ALLOWED);
 
-/** `endpoints` is read per request: a reload (lib/facade.ts) swaps them in without a new listener. */
+/** `endpoints` is read per request: a reload (lib/facade/build.ts) swaps them in without a new listener. */
 export async function startManagementServer(endpoints: () => Endpoints, port: number, host: string, options: ServerOptions): Promise<Server> {
   const server = createHttpServer((req, res) => {
     const url = req.url ?? '/';

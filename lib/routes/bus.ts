@@ -1,6 +1,6 @@
 // The in-process `direct:` bus: one consumer per endpoint name, called synchronously when it can be.
-import { Errors, svcError } from '../errors.js';
-import type { Exchange } from './exchange.js';
+import { Errors, svcError } from '../util/errors.js';
+import type { Exchange } from '../message/exchange.js';
 
 export interface Route {
   /** The endpoint name after `direct:`. */

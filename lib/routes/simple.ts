@@ -1,5 +1,5 @@
 // The simple language: `${...}` templates compiled once into a list of parts (SPEC §4).
-import type { Exchange } from './exchange.js';
+import type { Exchange } from '../message/exchange.js';
 
 export type Evaluator = (ex: Exchange) => unknown;
 

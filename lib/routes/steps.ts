@@ -1,13 +1,13 @@
 // Route definitions (what the YAML DSL and the fluent API produce) compiled into step functions, once.
-import type { LogFields, Logger } from '../log.js';
-import { REQUEST_ID_HEADER } from '../observe/request-id.js';
-import { deepFreeze } from '../objects.js';
-import { compileBackendStep } from './backend.js';
+import type { LogFields, Logger } from '../util/log.js';
+import { REQUEST_ID_HEADER } from '../message/request-id.js';
+import { deepFreeze } from '../util/objects.js';
+import { compileBackendStep } from './backend/step.js';
 import type { BackendContext } from './backend/context.js';
 import type { DirectBus, Route } from './bus.js';
-import type { Exchange } from './exchange.js';
+import type { Exchange } from '../message/exchange.js';
 import { asText, compileSimple, type Evaluator } from './simple.js';
-import { wholeBody } from './streamed-body.js';
+import { wholeBody } from '../message/streamed-body.js';
 
 export type Expression = { constant: unknown } | { simple: string } | { json: unknown } | ((ex: Exchange) => unknown);
 

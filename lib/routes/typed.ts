@@ -8,15 +8,15 @@ import type { Contract } from '../contract/load.js';
 import type { Operation } from '../contract/operations.js';
 import { responsesByCode, successStatus } from '../contract/responses.js';
 import type { FacadeConfig } from '../config/model.js';
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import { findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
 import { bodyText } from '../http/body.js';
 import { percentDecoded } from '../http/percent.js';
 import { parseQuery } from '../http/query.js';
-import type { RequestFacts } from '../pipeline/stages.js';
+import type { RequestFacts } from '../message/stages.js';
 import { compileParameterValues } from '../validation/parameters.js';
 import { operationQuerystring } from '../validation/querystring.js';
-import { HeaderNames, type Exchange } from './exchange.js';
+import { HeaderNames, type Exchange } from '../message/exchange.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Types (what the generated `Operations` interface holds for each operation)

@@ -1,10 +1,10 @@
 // Bearer tokens (RFC 6750) checked against an OAuth profile (SPEC §11), from the request head alone. A token
 // seen before is answered from the cache without a promise: that is the hot path.
 import { errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
-import { Errors, SvcError } from '../errors.js';
-import type { Logger } from '../log.js';
-import { deepFreeze } from '../objects.js';
-import type { Authenticate } from '../pipeline/stages.js';
+import { Errors, SvcError } from '../util/errors.js';
+import type { Logger } from '../util/log.js';
+import { deepFreeze } from '../util/objects.js';
+import type { Authenticate } from '../message/stages.js';
 import { verificationKey } from './keys.js';
 import type { OAuthProfile } from './profiles.js';
 import { TokenCache } from './token-cache.js';

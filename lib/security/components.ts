@@ -1,10 +1,10 @@
 // Consumer components (SPEC §11): what admits requests to the contract's operations. The built-in
 // `platform-http` is our node:http server, enforcing `oauthProfile` with bearer tokens; embedders register
 // their own. Fail closed: a profile is never handed to a component that does not declare it enforces it.
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import { findOAuthProfile, type FacadeConfig } from '../config/model.js';
-import type { Logger } from '../log.js';
-import type { Authenticate, OperationStages } from '../pipeline/stages.js';
+import type { Logger } from '../util/log.js';
+import type { Authenticate, OperationStages } from '../message/stages.js';
 import { bearerAuthenticator } from './bearer.js';
 import { readProfile } from './profiles.js';
 

@@ -3,8 +3,8 @@
 // share one fetch, so a flood of tokens with random kids cannot hammer the key server. When the server is
 // down, keys already fetched keep working; without them, requests get 503 until it is back.
 import { createLocalJWKSet, errors, type CryptoKey, type JSONWebKeySet, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose';
-import { Errors, svcError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { Errors, svcError } from '../util/errors.js';
+import type { Logger } from '../util/log.js';
 
 type LocalKeySet = ReturnType<typeof createLocalJWKSet>;
 

@@ -3,8 +3,8 @@
 import { createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { Errors, svcError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { Errors, svcError } from '../util/errors.js';
+import type { Logger } from '../util/log.js';
 import { RemoteKeySet } from './jwks.js';
 import type { OAuthProfile } from './profiles.js';
 

@@ -1,7 +1,7 @@
 // OAuth profiles (`svc.oauth.<profile>.*`, SPEC §11): read once at startup and checked, so that a profile a
 // request would find incomplete fails startup instead, naming the profile and the key.
 import { resolve } from 'node:path';
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
 /** HMAC algorithms and the shortest secret each accepts (RFC 7518 §3.2: at least the hash size). */

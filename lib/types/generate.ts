@@ -9,10 +9,10 @@ import type { RestOptions } from '../config/model.js';
 import { parameterDefault } from '../contract/defaults.js';
 import { loadContract, type Contract } from '../contract/load.js';
 import { compileOperations, type MediaTypeObject, type Operation, type Parameter } from '../contract/operations.js';
-import { Errors, svcError } from '../errors.js';
+import { Errors, svcError } from '../util/errors.js';
 import { isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
-import { isTextualMediaType } from '../pipeline/stages.js';
-import { isSequential } from '../streams/media.js';
+import { isTextualMediaType } from '../message/stages.js';
+import { isSequential } from '../codec/sequential-media.js';
 import { isIgnoredHeaderParameter } from '../validation/parameters.js';
 import { comment, propertyKey, SchemaPrinter } from './schema-type.js';
 

@@ -15,17 +15,17 @@
 //   matrix          true     ;id=3;id=4;id=5               ;R=100;G=200
 import type { Operation, Parameter } from '../contract/operations.js';
 import type { RefResolver } from '../contract/refs.js';
-import type { ParameterValues, RequestFacts } from '../pipeline/stages.js';
+import type { ParameterValues, RequestFacts } from '../message/stages.js';
 import { isJsonMediaType } from '../http/negotiation.js';
 import type { Pairs } from '../http/query.js';
 import { percentDecoded } from '../http/percent.js';
-import { setOwn } from '../objects.js';
-import { shapeOf, typedNested, type ValueShape } from './coerce.js';
-import { FormLimitError, nestPairs } from '../http/bracket-keys.js';
+import { setOwn } from '../util/objects.js';
+import { shapeOf, typedNested, type ValueShape } from '../schema/coerce.js';
+import { FormLimitError, nestPairs } from '../codec/bracket-keys.js';
 import { compileSimpleParameterCheck, compileSimpleParameterValues } from './simple-parameters.js';
 import { PosingQueryNames } from './query-names.js';
-import type { SchemaCheck, SchemaCompiler } from './schemas.js';
-import { pointerOf, type Violations } from './violations.js';
+import type { SchemaCheck, SchemaCompiler } from '../schema/compiler.js';
+import { pointerOf, type Violations } from '../message/violations.js';
 
 export function parseCookies(header: string | undefined): Pairs {
   if (!header) return [];

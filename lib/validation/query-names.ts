@@ -3,7 +3,7 @@
 // PHP, Rails and the qs parser read `status[]=evil` or `status[x]=evil` in the forwarded query as `status`.
 import type { Parameter } from '../contract/operations.js';
 import type { Pairs } from '../http/query.js';
-import type { Violations } from './violations.js';
+import type { Violations } from '../message/violations.js';
 
 const POSING = 'poses as the declared %s (the same name in another letter case, or with [...] after it): its value would reach the route and the backend unchecked';
 

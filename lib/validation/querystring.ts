@@ -6,10 +6,10 @@ import type { Operation, Parameter } from '../contract/operations.js';
 import type { RefResolver } from '../contract/refs.js';
 import { essence, isJsonMediaType } from '../http/negotiation.js';
 import { percentDecoded } from '../http/percent.js';
-import { FormLimitError } from '../http/bracket-keys.js';
+import { FormLimitError } from '../codec/bracket-keys.js';
 import { parseQuery } from '../http/query.js';
-import { formObject, type Encoding } from './bodies.js';
-import { shapeOf } from './coerce.js';
+import { formObject, type Encoding } from '../schema/bodies.js';
+import { shapeOf } from '../schema/coerce.js';
 import { Unreadable } from './parameters.js';
 
 /**

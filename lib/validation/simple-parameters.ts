@@ -4,8 +4,8 @@
 // value objects, coercion or schema run. Anything else (a missing or repeated value, text that is not a
 // canonical integer) goes to the full check, which gives the same answers as before, errors included.
 import type { Parameter } from '../contract/operations.js';
-import type { ParameterValues, RequestFacts } from '../pipeline/stages.js';
-import { setOwn } from '../objects.js';
+import type { ParameterValues, RequestFacts } from '../message/stages.js';
+import { setOwn } from '../util/objects.js';
 
 /** Schema keywords that do not constrain a value. */
 const ANNOTATIONS = new Set(['description', 'title', 'example', 'examples', 'deprecated', 'externalDocs', 'xml', '$comment']);

@@ -10,18 +10,18 @@ import { responseForStatus, responsesByCode } from '../contract/responses.js';
 import type { Contract } from '../contract/load.js';
 import type { Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
-import { Errors, SvcError, svcError } from '../errors.js';
-import { boundedMemo } from '../memo.js';
-import type { Feature, FeatureContext, ItemChecks, OperationStages, RequestFacts } from '../pipeline/stages.js';
+import { Errors, SvcError, svcError } from '../util/errors.js';
+import { boundedMemo } from '../util/memo.js';
+import type { Feature, FeatureContext, ItemChecks, OperationStages, RequestFacts } from '../message/stages.js';
 import { compileNegotiator, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
-import { HeaderNames, type Exchange, type Headers } from '../routes/exchange.js';
-import { isSequential } from '../streams/media.js';
-import { isItemSource } from '../streams/response.js';
-import { bodyKind, compileMediaCheck, type BodyContext, type BodyKind, type MediaCheck } from './bodies.js';
-import { checkWholeSequence, compileItemChecks } from './items.js';
+import { HeaderNames, type Exchange, type Headers } from '../message/exchange.js';
+import { isSequential } from '../codec/sequential-media.js';
+import { isItemSource } from '../sequences/response.js';
+import { bodyKind, compileMediaCheck, type BodyContext, type BodyKind, type MediaCheck } from '../schema/bodies.js';
+import { checkWholeSequence, compileItemChecks } from '../sequences/items.js';
 import { compileParameterCheck } from './parameters.js';
-import { SchemaCompiler } from './schemas.js';
-import { Violations } from './violations.js';
+import { SchemaCompiler } from '../schema/compiler.js';
+import { Violations } from '../message/violations.js';
 
 /** One schema compiler (and ajv instance) per facade, shared by all its operations. */
 const contexts = new WeakMap<Contract, BodyContext>();
@@ -40,7 +40,7 @@ export const validationFeature: Feature = (op, disposition, ctx) => {
   const { clientRequestValidation, clientResponseValidation } = ctx.config.rest;
   const stages: Partial<OperationStages> = {};
   const checkResponses = clientResponseValidation === true && disposition === 'route';
-  // Items of sequential bodies (lib/streams/), for operations that declare such media types.
+  // Items of sequential bodies (lib/sequences/), for operations that declare such media types.
   const checkItems = op.consumes.some(isSequential) || op.produces.some(isSequential) ? compileItemChecks(op, bodyContext(ctx), { request: clientRequestValidation === true, response: checkResponses }) : undefined;
   if (clientRequestValidation) stages.check = compileRequestCheck(op, bodyContext(ctx), checkItems, ctx.serverOptions.maxItemSize);
   if (checkResponses) stages.checkResponse = compileResponseCheck(op, bodyContext(ctx));
@@ -80,7 +80,7 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
 
   return (facts) => {
     const raw = facts.raw;
-    // A body read item by item (lib/streams/) has its items checked as the route reads them.
+    // A body read item by item (lib/sequences/) has its items checked as the route reads them.
     const streamed = facts.streamed === true;
     const sent = streamed || (raw !== undefined && raw.length > 0);
     // A body without Content-Type is read as the first declared media type (as binding reads it).
@@ -126,7 +126,7 @@ function compileResponseCheck(op: Operation, body: BodyContext): (ex: Exchange) 
   return (ex) => {
     const value = ex.message.body;
     if (value === undefined || value === null || value === '') return;
-    // Answers made of items are checked item by item as they are written (lib/streams/response.ts).
+    // Answers made of items are checked item by item as they are written (lib/sequences/response.ts).
     if (isItemAnswer(value, ex.message.headers)) return;
     const status = responseStatus(ex.message.headers.get(RESPONSE_CODE));
     if (status === undefined) return; // writing the response reports the bad code

@@ -77,7 +77,7 @@ function compileWithSourceMap(source) {
 }
 
 // The file is one function expression taking CommonJS's parameters and the host's import() (see
-// lib/external-import.ts); nothing is concatenated around it.
+// lib/util/external-import.ts); nothing is concatenated around it.
 const mapped = process.sourceMapsEnabled === true;
 export const script = mapped ? undefined : new Script(readSource(file), { filename: SCRIPT_NAME, cachedData: cachedData() });
 const run = mapped ? compileWithSourceMap(readSource(file)) : script.runInThisContext();

@@ -3,7 +3,7 @@
 // `wrapped` still read as 3.0/3.1 wrote them. Each case is written, then parsed back to the same value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseXml, writeXml, type Deref, type Schema } from '../../lib/binding/xml.js';
+import { parseXml, writeXml, type Deref, type Schema } from '../../lib/codec/xml.js';
 
 const deref: Deref = (schema) => schema;
 const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>';

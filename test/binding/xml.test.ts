@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseXml, writeXml, xmlRootName, type Schema, type Deref } from '../../lib/binding/xml.js';
-import { SvcError } from '../../lib/errors.js';
+import { parseXml, writeXml, xmlRootName, type Schema, type Deref } from '../../lib/codec/xml.js';
+import { SvcError } from '../../lib/util/errors.js';
 
 // ---- the real Petstore contract and a tiny local deref over its components ----
 

@@ -1,9 +1,9 @@
-// The CLI's one garbage collection after it listens (lib/startup-garbage.ts): what it leaves behind.
+// The CLI's one garbage collection after it listens (lib/cli/startup-garbage.ts): what it leaves behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runInNewContext } from 'node:vm';
-import { collectStartupGarbage } from '../../lib/startup-garbage.js';
+import { collectStartupGarbage } from '../../lib/cli/startup-garbage.js';
 
 test('collectStartupGarbage: a full collection on its timer (an unreachable object is gone), and gc() stays unexposed', async () => {
   let garbage: object | undefined = { text: 'x'.repeat(1 << 20) };

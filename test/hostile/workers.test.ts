@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
-import { ReplacementBudget } from '../../lib/workers.js';
+import { ReplacementBudget } from '../../lib/cli/workers.js';
 import { firstBytes, rawSocket } from './raw-client.js';
 import { childPids, startPetstoreCli, startService, stopService, until } from './cli-process.js';
 

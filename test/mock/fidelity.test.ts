@@ -18,7 +18,7 @@ import formatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { createFacade, type ServedOperation } from '../../lib/index.js';
 import type { Contract } from '../../lib/contract/load.js';
 import type { MediaTypeObject } from '../../lib/contract/operations.js';
-import { writeXml, type Schema } from '../../lib/binding/xml.js';
+import { writeXml, type Schema } from '../../lib/codec/xml.js';
 import { essence, isJsonMediaType, isXmlMediaType, isYamlMediaType, mediaTypeMatches } from '../../lib/http/negotiation.js';
 import { exampleSample } from '../../lib/contract/example-objects.js';
 import { Synthesizer } from '../../lib/mock/synthesize.js';

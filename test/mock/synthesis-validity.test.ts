@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { loadContract } from '../../lib/contract/load.js';
 import { compileOperations } from '../../lib/contract/operations.js';
-import { SchemaCompiler } from '../../lib/validation/schemas.js';
+import { SchemaCompiler } from '../../lib/schema/compiler.js';
 import { NOTHING, Synthesizer } from '../../lib/mock/synthesize.js';
 import { schemaChecker } from '../../lib/mock/conformance.js';
 import { Random } from '../../lib/mock/random.js';

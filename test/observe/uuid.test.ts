@@ -2,7 +2,7 @@
 // batch boundaries, with random bits spread over every position.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newUuid } from '../../lib/observe/uuid.js';
+import { newUuid } from '../../lib/message/uuid.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -2,7 +2,7 @@
 // stays on top, as if the request's had been there from the start.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Headers, NEEDS_FILL, type LazyRequestHeaders } from '../../lib/routes/exchange.js';
+import { Headers, NEEDS_FILL, type LazyRequestHeaders } from '../../lib/message/exchange.js';
 
 function source(): LazyRequestHeaders & { fills: number } {
   return {

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { closestName, editDistance } from '../../lib/closest-name.js';
+import { closestName, editDistance } from '../../lib/util/closest-name.js';
 import { createFacade, Errors, silentLogger, type SvcError } from '../../lib/index.js';
 import { PETSTORE, ROOT, tempDir } from '../helpers.js';
 

@@ -2,8 +2,8 @@
 // arrive over TCP): the items, and the index a malformed item is reported at, are the same either way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDecoder, SequenceError } from '../../lib/streams/decode.js';
-import type { SequenceKind } from '../../lib/streams/media.js';
+import { createDecoder, SequenceError } from '../../lib/codec/sequence-decode.js';
+import type { SequenceKind } from '../../lib/codec/sequential-media.js';
 
 function decodeBytewise(kind: SequenceKind, contentType: string, body: Buffer, max = 1024): unknown[] {
   const decoder = createDecoder(kind, contentType, max);

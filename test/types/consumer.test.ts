@@ -95,7 +95,7 @@ test('a project installing the packed package with production dependencies only 
   assert.equal(compiled.status, 0);
 
   // The public declarations show no internals of the exchange's headers.
-  const exchange = readFileSync(join(app, 'node_modules/svc-facade/dist/routes/exchange.d.ts'), 'utf8');
+  const exchange = readFileSync(join(app, 'node_modules/svc-facade/dist/message/exchange.d.ts'), 'utf8');
   assert.doesNotMatch(exchange, /LazyRequestHeaders|NEEDS_FILL/);
 
   const ran = spawnSync(process.execPath, ['out/app.js'], { cwd: app, encoding: 'utf8', timeout: 30_000 });

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { boundaryOf, MultipartError, parseMultipart } from '../../lib/validation/multipart.js';
+import { boundaryOf, MultipartError, parseMultipart } from '../../lib/codec/multipart.js';
 import { CORPUS } from '../helpers.js';
 import { call, serveContract, serveFile, where } from './fixtures.js';
 

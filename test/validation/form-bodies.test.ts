@@ -9,10 +9,10 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import formatsModule, { type FormatsPlugin } from 'ajv-formats';
 import qs from 'qs';
 import { loadContract, type Contract } from '../../lib/contract/load.js';
-import { MAX_DEPTH, MAX_FIELDS, nestPairs } from '../../lib/http/bracket-keys.js';
+import { MAX_DEPTH, MAX_FIELDS, nestPairs } from '../../lib/codec/bracket-keys.js';
 import { parseQuery } from '../../lib/http/query.js';
-import { formObject } from '../../lib/validation/bodies.js';
-import { shapeOf } from '../../lib/validation/coerce.js';
+import { formObject } from '../../lib/schema/bodies.js';
+import { shapeOf } from '../../lib/schema/coerce.js';
 import { CORPUS } from '../helpers.js';
 import { call, serveContract, serveFile, where, type Answer } from './fixtures.js';
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { RefResolver } from '../../lib/contract/refs.js';
-import { shapeOf } from '../../lib/validation/coerce.js';
+import { shapeOf } from '../../lib/schema/coerce.js';
 import { parseQuery } from '../../lib/http/query.js';
 import { fromPairs, fromString, parseCookies, Unreadable } from '../../lib/validation/parameters.js';
 import { CORPUS, type Running } from '../helpers.js';

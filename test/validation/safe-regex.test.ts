@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileNfa, compilePattern, createSafeRegExp } from '../../lib/validation/safe-regex.js';
+import { compileNfa, compilePattern, createSafeRegExp } from '../../lib/schema/safe-regex.js';
 import { CORPUS, memoryLogger } from '../helpers.js';
 import { rng } from './generate.js';
 

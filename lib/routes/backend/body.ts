@@ -2,10 +2,10 @@
 // steps see the content, as they did with fetch) and bounded by svc.backend.maxResponseSize after decoding.
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Errors } from '../../errors.js';
-import type { Exchange } from '../exchange.js';
+import { Errors } from '../../util/errors.js';
+import type { Exchange } from '../../message/exchange.js';
 import { backendError, shownOrigin } from './failure.js';
-import type { BackendOptions } from './options.js';
+import type { BackendOptions } from '../../config/backend-options.js';
 import type { BackendAnswer } from './response.js';
 
 const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };

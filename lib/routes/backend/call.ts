@@ -5,10 +5,10 @@
 import type { Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { Errors, SvcError, svcError } from '../../errors.js';
+import { Errors, SvcError, svcError } from '../../util/errors.js';
 import { hasBody } from '../../http/body.js';
-import { HeaderNames, type Exchange } from '../exchange.js';
-import { StreamedBody, takeArrived } from '../streamed-body.js';
+import { HeaderNames, type Exchange } from '../../message/exchange.js';
+import { StreamedBody, takeArrived } from '../../message/streamed-body.js';
 import { readBackendBody } from './body.js';
 import { QueueTimeout, type BackendContext, type BackendPool } from './context.js';
 import type { BackendEndpoint } from './endpoint.js';

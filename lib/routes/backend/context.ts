@@ -5,8 +5,8 @@
 // maxConnections are all busy waits here, in the pool's own queue, at most queueTimeout.
 import { BlockList, isIP } from 'node:net';
 import type { Agent, Dispatcher, Pool } from 'undici';
-import type { BackendOptions } from './options.js';
-import { Errors, svcError } from '../../errors.js';
+import type { BackendOptions } from '../../config/backend-options.js';
+import { Errors, svcError } from '../../util/errors.js';
 import type { BackendEndpoint } from './endpoint.js';
 
 export interface BackendContext {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
-import type { BackendOptions } from './options.js';
+import type { BackendOptions } from '../../config/backend-options.js';
 import { parseDuration } from '../../config/units.js';
 
 export interface EndpointOptions {

@@ -2,7 +2,7 @@
 // only with svc.backend.exposeOrigin (an internal address is of no use to a client and helps an attacker map
 // the network), and the one log line the operator gets, which always names the origin and the cause (a
 // refused connection, a certificate, a reset) instead of a stack through node's internals.
-import { SvcError, type ErrorDef } from '../../errors.js';
+import { SvcError, type ErrorDef } from '../../util/errors.js';
 
 /** The catalogue's backend templates take this right after "The backend": " <origin>", or nothing. */
 export function shownOrigin(origin: string, exposeOrigin: boolean): string {

@@ -5,7 +5,7 @@ import { isIP, type BlockList, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { TOKEN, connectionOptions, isUnsendableValue } from '../../http/fields.js';
 import { isForwardingField } from '../../http/forwarding-fields.js';
-import { isInternalName, type Exchange } from '../exchange.js';
+import { isInternalName, type Exchange } from '../../message/exchange.js';
 
 /** RFC 9110 §7.6.1, plus the pre-standard Keep-Alive and Proxy-Connection. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);

@@ -1,6 +1,6 @@
 // forwardPath: the request path appended to the endpoint's, refused when some common backend would resolve
 // one of its segments as `.` or `..` (and so reach another of its operations) or split it in two.
-import { Errors, svcError } from '../../errors.js';
+import { Errors, svcError } from '../../util/errors.js';
 
 /** Paths with none of these characters (dots, escapes, `;`, `\`, non-ASCII bytes) have no segment a backend could read as a dot segment: the hot path. */
 const MAYBE_UNSAFE = /[.%;\\\x80-\uffff]/;

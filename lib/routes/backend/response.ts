@@ -6,7 +6,7 @@
 // before its end aborts the backend call.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import { takeArrived, type BodySource } from '../streamed-body.js';
+import { takeArrived, type BodySource } from '../../message/streamed-body.js';
 
 /** What is held before the parser is paused: a Readable's own default high-water mark. */
 const HELD = 16 * 1024;

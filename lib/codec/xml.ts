@@ -13,9 +13,9 @@
 //   ones and numeric character references can ever be expanded.
 import { unescapePointerToken } from '../contract/refs.js';
 import { percentDecoded } from '../http/percent.js';
-import { setOwn } from '../objects.js';
+import { setOwn } from '../util/objects.js';
 import { SaxesParser, type SaxesTagNS, type SaxesAttributeNS } from 'saxes';
-import { Errors, SvcError } from '../errors.js';
+import { Errors, SvcError } from '../util/errors.js';
 import { carriageOf, cdataSection, isNodeType, type NodeType } from './xml-node-type.js';
 
 export type Schema = Record<string, unknown>;

@@ -4,8 +4,8 @@
 // is tagged with that file, together with everything nested in it, the first time it is reached, so its
 // own relative `$ref`s resolve against the right file.
 import type { Contract } from '../contract/load.js';
-import { discriminatorDispatch } from '../validation/discriminator.js';
-import type { Deref, Schema } from './xml.js';
+import { discriminatorDispatch } from './discriminator.js';
+import type { Deref, Schema } from '../codec/xml.js';
 
 /** A discriminated `oneOf`/`anyOf` with its target schemas resolved (for binding to the picked branch's class). */
 export interface SchemaDispatch {

@@ -6,9 +6,9 @@ import type { Contract } from '../contract/load.js';
 import type { Operation } from '../contract/operations.js';
 import type { Pairs } from '../http/query.js';
 import type { BodySerializer } from '../http/respond.js';
-import type { Logger } from '../log.js';
-import type { Exchange } from '../routes/exchange.js';
-import type { Violations } from '../validation/violations.js';
+import type { Logger } from '../util/log.js';
+import type { Exchange } from './exchange.js';
+import type { Violations } from './violations.js';
 
 export type Disposition = 'route' | 'mock' | 'ignored';
 
@@ -50,7 +50,7 @@ export interface RequestFacts {
   parameters?: ParameterValues | ((facts: RequestFacts) => ParameterValues);
   /** The parsed body, set by the first stage that parses it (validation), so later stages need not parse again. */
   body?: unknown;
-  /** The body is a sequence the route reads item by item as it arrives (lib/streams/): checked then, not before. */
+  /** The body is a sequence the route reads item by item as it arrives (lib/sequences/): checked then, not before. */
   streamed?: boolean;
 }
 
@@ -84,7 +84,7 @@ export interface OperationStages {
   /** Checks for the items of sequential bodies (validation), for the sequence stage. */
   checkItems?: ItemChecks;
   /**
-   * Sequential media types (lib/streams/): made once, with the item checks, for operations that declare
+   * Sequential media types (lib/sequences/): made once, with the item checks, for operations that declare
    * one; every other operation has none and pays nothing.
    */
   sequence?: (checks: ItemChecks | undefined) => SequenceStage;

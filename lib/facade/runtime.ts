@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { compileQueryDefaults } from '../contract/defaults.js';
 import type { Operation } from '../contract/operations.js';
-import { Errors, SvcError, svcError, type ErrorDef } from '../errors.js';
+import { Errors, SvcError, svcError, type ErrorDef } from '../util/errors.js';
 import { hasBody, readBody } from '../http/body.js';
 import { bodyReadEarlier } from '../http/parsed-body.js';
 import { takeAuthorization } from '../http/credentials.js';
@@ -11,13 +11,13 @@ import { sendError, sendProblem } from '../http/problem.js';
 import { parseQuery } from '../http/query.js';
 import { writeExchange, type UnsendableHeader } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
-import { Exchange, Headers, PropertyNames } from '../routes/exchange.js';
-import { requestIdOf } from '../observe/request-id.js';
-import { wholeBody } from '../routes/streamed-body.js';
+import { Exchange, Headers, PropertyNames } from '../message/exchange.js';
+import { requestIdOf } from '../message/request-id.js';
+import { wholeBody } from '../message/streamed-body.js';
 import { PosingQueryNames } from '../validation/query-names.js';
 import { operationQuerystring } from '../validation/querystring.js';
 import { RequestHeaders } from './request-headers.js';
-import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from './stages.js';
+import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from '../message/stages.js';
 
 /** Operations that no route handles under `ignore`: the body comes back as it was sent (200, or 204 empty). */
 export function echoBody(ex: Exchange): void {
@@ -35,7 +35,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const querystring = operationQuerystring(op, ctx.contract.refs);
   const posing = PosingQueryNames.of(op.parameters);
   const { authenticate, check, decode, invoke, serialize, checkResponse } = stages;
-  // Sequential media types (lib/streams/); undefined for operations that declare none.
+  // Sequential media types (lib/sequences/); undefined for operations that declare none.
   const sequence = stages.sequence?.(stages.checkItems);
   // A sequential request body reaches the route item by item, unless the route forwards it to a backend as bytes.
   const itemRequests = sequence?.accepts !== undefined && stages.streamsRequestBody !== true ? sequence : undefined;

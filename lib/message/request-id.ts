@@ -3,7 +3,7 @@
 // onto the exchange's headers, so routes read it as a header and `to: http` forwards it with `traceparent`.
 // The request itself is left as the client sent it: validation judges what the client sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Headers } from '../routes/exchange.js';
+import type { Headers } from './exchange.js';
 import { newUuid } from './uuid.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';

@@ -14,8 +14,8 @@
 // - indices up to MAX_INDEX make arrays, in index order, holes closed (qs: up to its `arrayLimit`, 20);
 //   a larger index is an object key, as in qs, so a hostile `a[999999999]` never allocates.
 // Names are set as own properties, so `__proto__[x]` is a field like any other (qs drops it).
-import { setOwn } from '../objects.js';
-import type { Pairs } from './query.js';
+import { setOwn } from '../util/objects.js';
+import type { Pairs } from '../http/query.js';
 
 /** Fields one form (a body, a form-encoded query, a deepObject parameter's) may hold. */
 export const MAX_FIELDS = 1000;

@@ -7,13 +7,13 @@ import { extname } from 'node:path';
 import { stringify as stringifyYaml } from 'yaml';
 import { joinPaths } from '../contract/base-path.js';
 import type { Contract, OpenApiDocument } from '../contract/load.js';
-import { Errors } from '../errors.js';
-import { withRequestId } from '../observe/request-id.js';
-import type { FeatureContext, OperationRuntime } from '../pipeline/stages.js';
-import type { Logger } from '../log.js';
-import { compileNegotiator } from './negotiation.js';
-import { sendProblem } from './problem.js';
-import type { Router } from './router.js';
+import { Errors } from '../util/errors.js';
+import { withRequestId } from '../message/request-id.js';
+import type { FeatureContext, OperationRuntime } from '../message/stages.js';
+import type { Logger } from '../util/log.js';
+import { compileNegotiator } from '../http/negotiation.js';
+import { sendProblem } from '../http/problem.js';
+import type { Router } from '../http/router.js';
 
 type Format = 'json' | 'yaml';
 

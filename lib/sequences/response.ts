@@ -6,16 +6,16 @@
 import { Readable, Transform } from 'node:stream';
 import type { Operation } from '../contract/operations.js';
 import { responsesByCode, responseForStatus } from '../contract/responses.js';
-import { Errors, SvcError } from '../errors.js';
+import { Errors, SvcError } from '../util/errors.js';
 import { compileNegotiator } from '../http/negotiation.js';
-import type { Logger } from '../log.js';
-import type { ItemChecks } from '../pipeline/stages.js';
-import { HeaderNames, type Exchange } from '../routes/exchange.js';
-import { StreamedBody } from '../routes/streamed-body.js';
-import { Violations } from '../validation/violations.js';
-import { createDecoder, SequenceError } from './decode.js';
-import { createEncoder, type ItemEncoder } from './encode.js';
-import { isSequential, sequenceKind } from './media.js';
+import type { Logger } from '../util/log.js';
+import type { ItemChecks } from '../message/stages.js';
+import { HeaderNames, type Exchange } from '../message/exchange.js';
+import { StreamedBody } from '../message/streamed-body.js';
+import { Violations } from '../message/violations.js';
+import { createDecoder, SequenceError } from '../codec/sequence-decode.js';
+import { createEncoder, type ItemEncoder } from '../codec/sequence-encode.js';
+import { isSequential, sequenceKind } from '../codec/sequential-media.js';
 
 type ItemSource = AsyncIterable<unknown> | Iterable<unknown>;
 type ItemCheck = (item: unknown, index: number) => void;

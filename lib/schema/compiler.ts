@@ -22,8 +22,8 @@ import formatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { Contract } from '../contract/load.js';
 import { isRef } from '../contract/refs.js';
 import { ONE_SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP } from '../contract/schema-keywords.js';
-import { Errors, svcError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { Errors, svcError } from '../util/errors.js';
+import type { Logger } from '../util/log.js';
 import { discriminatorDispatch } from './discriminator.js';
 import { createSafeRegExp } from './safe-regex.js';
 

@@ -3,19 +3,19 @@
 // media types (octet-stream, images, ...) are only checked for presence and Content-Type.
 import type { Contract } from '../contract/load.js';
 import type { MediaTypeObject, Operation } from '../contract/operations.js';
-import { contractSchemas } from '../binding/deref.js';
-import { parseXml } from '../binding/xml.js';
-import { SvcError } from '../errors.js';
+import { contractSchemas } from './deref.js';
+import { parseXml } from '../codec/xml.js';
+import { SvcError } from '../util/errors.js';
 import { bodyText } from '../http/body.js';
-import { FormLimitError, nestPairs } from '../http/bracket-keys.js';
+import { FormLimitError, nestPairs } from '../codec/bracket-keys.js';
 import { essence, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
-import { setOwn } from '../objects.js';
+import { setOwn } from '../util/objects.js';
 import { shapeOf, typedNested, type ValueShape } from './coerce.js';
-import { boundaryOf, MultipartError, parseMultipart, type Part } from './multipart.js';
+import { boundaryOf, MultipartError, parseMultipart, type Part } from '../codec/multipart.js';
 import { parseQuery, type Pairs } from '../http/query.js';
-import { fromPairs } from './parameters.js';
-import type { Direction, SchemaCheck, SchemaCompiler } from './schemas.js';
-import { pointerOf, type Violations } from './violations.js';
+import { fromPairs } from '../validation/parameters.js';
+import type { Direction, SchemaCheck, SchemaCompiler } from './compiler.js';
+import { pointerOf, type Violations } from '../message/violations.js';
 
 export type BodyKind = 'json' | 'form' | 'multipart' | 'xml' | 'text' | 'opaque';
 
@@ -161,7 +161,7 @@ function multipartParts(raw: Buffer, contentType: string, out: Violations): Part
 }
 
 /**
- * Form fields as an object. Names with brackets nest as qs nests them (lib/http/bracket-keys.ts:
+ * Form fields as an object. Names with brackets nest as qs nests them (lib/codec/bracket-keys.ts:
  * `shipping[address][line1]`, `expand[]`, `items[0][price]`; deepObject is this at any depth), and every
  * value is typed by the schema at its place. A property the media type's `encoding` gives another style, or
  * an explode, is read as that style says when it is sent that way, as query parameters are (`tags=a,b` with

@@ -1,9 +1,9 @@
 // `to: http(s)://...`: forwards the exchange to a backend like a proxy (RFC 9110 §7.6) and makes its
 // answer the exchange's (SPEC §4). The parts live in lib/routes/backend/.
-import type { Exchange } from './exchange.js';
-import { forwardToBackend } from './backend/call.js';
-import type { BackendContext } from './backend/context.js';
-import { compileEndpoint } from './backend/endpoint.js';
+import type { Exchange } from '../../message/exchange.js';
+import { forwardToBackend } from './call.js';
+import type { BackendContext } from './context.js';
+import { compileEndpoint } from './endpoint.js';
 
 export interface BackendStep {
   run(ex: Exchange): Promise<void>;

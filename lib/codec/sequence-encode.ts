@@ -1,6 +1,6 @@
 // Writing items in a sequential media type, one frame per item, so each goes out as soon as it is made.
 import { randomBytes } from 'node:crypto';
-import type { SequenceKind } from './media.js';
+import type { SequenceKind } from './sequential-media.js';
 
 /** Frames the items of one response: `frame` per item, then `close` (multipart's closing boundary). */
 export interface ItemEncoder {

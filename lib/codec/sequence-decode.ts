@@ -4,8 +4,8 @@
 import { StringDecoder } from 'node:string_decoder';
 import { dropForbiddenKeys } from '../binding/instantiate.js';
 import { isJsonMediaType } from '../http/negotiation.js';
-import { boundaryOf, parsePartHeaders } from '../validation/multipart.js';
-import type { SequenceKind } from './media.js';
+import { boundaryOf, parsePartHeaders } from './multipart.js';
+import type { SequenceKind } from './sequential-media.js';
 
 export class SequenceError extends Error {
   constructor(

@@ -3,12 +3,12 @@
 // applies to the whole sequence, the item cap to each item; a failure rejects the route's `next()` with the
 // SvcError that answers the request (400 naming the item's index, 413, or 400 when the client left).
 import type { IncomingMessage } from 'node:http';
-import { Errors, SvcError, svcError } from '../errors.js';
-import type { ItemChecks } from '../pipeline/stages.js';
-import { ItemsBody } from '../routes/streamed-body.js';
-import { sequenceFailure } from '../validation/items.js';
-import { Violations } from '../validation/violations.js';
-import { SequenceError, type ItemDecoder } from './decode.js';
+import { Errors, SvcError, svcError } from '../util/errors.js';
+import type { ItemChecks } from '../message/stages.js';
+import { ItemsBody } from '../message/streamed-body.js';
+import { sequenceFailure } from './items.js';
+import { Violations } from '../message/violations.js';
+import { SequenceError, type ItemDecoder } from '../codec/sequence-decode.js';
 
 interface RequestItemsOptions {
   /** The declared media type the body was sent as (its item checks). */

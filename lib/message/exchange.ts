@@ -1,6 +1,6 @@
 // The exchange a route works on: a message (case-insensitive headers and a body) plus properties.
 import type { IncomingMessage } from 'node:http';
-import { setOwn } from '../objects.js';
+import { setOwn } from '../util/objects.js';
 
 /**
  * Case-insensitive headers. Request headers are read in place (node already lower-cases them); values set

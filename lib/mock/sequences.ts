@@ -8,11 +8,11 @@ import type { MediaTypeObject, Operation, ResponseObject } from '../contract/ope
 import type { Located } from '../contract/refs.js';
 import { exampleSample, type ExampleSample } from '../contract/example-objects.js';
 import { responseForStatus, responsesByCode } from '../contract/responses.js';
-import type { Random } from '../mock/random.js';
-import type { MockBody } from '../mock/render.js';
-import { NOTHING, type Synthesizer } from '../mock/synthesize.js';
-import { createEncoder } from './encode.js';
-import { sequenceKind } from './media.js';
+import type { Random } from './random.js';
+import type { MockBody } from './render.js';
+import { NOTHING, type Synthesizer } from './synthesize.js';
+import { createEncoder } from '../codec/sequence-encode.js';
+import { sequenceKind } from '../codec/sequential-media.js';
 
 /** How many items a synthesized stream has. */
 const SYNTHESIZED_ITEMS = 3;

@@ -8,7 +8,7 @@
 //   - a risky pattern the NFA cannot run (back-references, lookarounds) is not checked: warned once.
 // Character classes and escapes are matched one code point at a time by V8 itself (`^(?:[...])$` on a single
 // character cannot backtrack), so their semantics are exactly JavaScript's.
-import type { Logger } from '../log.js';
+import type { Logger } from '../util/log.js';
 
 /** What ajv's `code.regExp` option expects. */
 export interface RegExpLike {
@@ -40,7 +40,7 @@ type Node = PatternNode;
 /**
  * The engine for one facade. A pattern that is not a valid JavaScript regex (even without the `u` flag) is
  * thrown at: the schema holding it cannot be compiled, and its values are refused, never passed unchecked
- * (lib/validation/schemas.ts). A valid pattern that is risky and not runnable safely is warned about once
+ * (lib/schema/compiler.ts). A valid pattern that is risky and not runnable safely is warned about once
  * and not checked (a request must not be able to hang the process, SPEC §13).
  */
 export function createSafeRegExp(logger: Logger): RegExpEngine {

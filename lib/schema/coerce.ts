@@ -2,7 +2,7 @@
 // validation: "12" becomes 12 for an integer, "true" true for a boolean. The structure (array, object)
 // comes from the parameter style; this file only says what shape a schema expects and how scalars coerce.
 import type { Located, RefResolver } from '../contract/refs.js';
-import { setOwn } from '../objects.js';
+import { setOwn } from '../util/objects.js';
 
 export interface ValueShape {
   readonly kind: 'primitive' | 'array' | 'object';
@@ -210,7 +210,7 @@ function branchFit(branches: readonly Located[], refs: RefResolver): (value: str
 let branchDepth = 0;
 
 /**
- * A nested value (form fields, deepObject parameters: lib/http/bracket-keys.ts) typed by its schema: strings become numbers and booleans where the schema says so;
+ * A nested value (form fields, deepObject parameters: lib/codec/bracket-keys.ts) typed by its schema: strings become numbers and booleans where the schema says so;
  * one plain value where an array is expected is that array's one item (`expand=a`), unless a scalar branch
  * takes it (`tax_rates=` for `anyOf: [{type: array}, {type: string, enum: ['']}]`).
  */

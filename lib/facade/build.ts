@@ -1,40 +1,40 @@
 // The facade: config → contract → operations → routes → router → one request listener.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bindingFeature } from './binding/binding.js';
-import { type FacadeConfig, resolvedBackendOptions, resolvedServerOptions, type ServerOptions } from './config/model.js';
-import { joinPaths, resolveBasePath } from './contract/base-path.js';
-import { loadContract, type Contract } from './contract/load.js';
-import { isReceivable, unreceivableWarning } from './contract/methods.js';
-import { compileOperations, type Operation } from './contract/operations.js';
-import { exampleObjectProblems } from './contract/example-objects.js';
-import { Errors, SvcError, svcError } from './errors.js';
-import { compileStaticProblem } from './http/problem.js';
-import { pickCandidate, Router } from './http/router.js';
-import { closeGracefully, createHttpServer, listen } from './http/server.js';
-import { registerSpecEndpoints } from './http/spec-endpoint.js';
-import { createLogger, type Logger } from './log.js';
-import { mockFeature } from './mock/mock.js';
-import { createBackendContext, type BackendContext } from './routes/backend/context.js';
-import { DirectBus } from './routes/bus.js';
-import type { Exchange } from './routes/exchange.js';
-import { compileRoute } from './routes/steps.js';
-import { checkOrphanRoutes } from './routes/orphans.js';
-import { bindTypedRoutes } from './routes/typed.js';
-import { compileOperationRuntime, echoBody } from './pipeline/runtime.js';
-import { Observation, type Endpoints } from './observe/observation.js';
-import { assignRequestId } from './observe/request-id.js';
-import { startManagementServer } from './observe/management.js';
-import { consumerStages } from './security/components.js';
-import { sequenceFeature } from './streams/feature.js';
-import { describeChanges, operationChanges, type OperationChanges } from './watch/changes.js';
-import { besideFiles } from './config/load.js';
-import { mockFolders } from './mock/files.js';
-import { SourceWatcher, type WatchedSources } from './watch/watcher.js';
-import type { Disposition, Feature, FeatureContext, OperationRuntime, OperationStages } from './pipeline/stages.js';
+import { bindingFeature } from '../binding/binding.js';
+import { type FacadeConfig, resolvedBackendOptions, resolvedServerOptions, type ServerOptions } from '../config/model.js';
+import { joinPaths, resolveBasePath } from '../contract/base-path.js';
+import { loadContract, type Contract } from '../contract/load.js';
+import { isReceivable, unreceivableWarning } from '../contract/methods.js';
+import { compileOperations, type Operation } from '../contract/operations.js';
+import { exampleObjectProblems } from '../contract/example-objects.js';
+import { Errors, SvcError, svcError } from '../util/errors.js';
+import { compileStaticProblem } from '../http/problem.js';
+import { pickCandidate, Router } from '../http/router.js';
+import { closeGracefully, createHttpServer, listen } from '../http/server.js';
+import { registerSpecEndpoints } from '../publish/spec-endpoint.js';
+import { createLogger, type Logger } from '../util/log.js';
+import { mockFeature } from '../mock/mock.js';
+import { createBackendContext, type BackendContext } from '../routes/backend/context.js';
+import { DirectBus } from '../routes/bus.js';
+import type { Exchange } from '../message/exchange.js';
+import { compileRoute } from '../routes/steps.js';
+import { checkOrphanRoutes } from '../routes/orphans.js';
+import { bindTypedRoutes } from '../routes/typed.js';
+import { compileOperationRuntime, echoBody } from './runtime.js';
+import { Observation, type Endpoints } from '../observe/observation.js';
+import { assignRequestId } from '../message/request-id.js';
+import { startManagementServer } from '../observe/management.js';
+import { consumerStages } from '../security/components.js';
+import { sequenceFeature } from '../sequences/feature.js';
+import { describeChanges, operationChanges, type OperationChanges } from '../watch/changes.js';
+import { besideFiles } from '../config/load.js';
+import { mockFolders } from '../mock/files.js';
+import { SourceWatcher, type WatchedSources } from '../watch/watcher.js';
+import type { Disposition, Feature, FeatureContext, OperationRuntime, OperationStages } from '../message/stages.js';
 
-export type { Disposition } from './pipeline/stages.js';
-export type { OperationChanges } from './watch/changes.js';
+export type { Disposition } from '../message/stages.js';
+export type { OperationChanges } from '../watch/changes.js';
 
 export interface ServedOperation {
   operation: Operation;
@@ -151,7 +151,7 @@ async function buildVersion(config: FacadeConfig, logger: Logger): Promise<Facad
   // Validation (ajv for two dialects) is imported only when it is on: that is a tenth of a second of startup.
   const validating = config.rest.clientRequestValidation === true || config.rest.clientResponseValidation === true;
   const features: Feature[] = [
-    ...(validating ? [(await import('./validation/validator.js')).validationFeature] : []),
+    ...(validating ? [(await import('../validation/validator.js')).validationFeature] : []),
     await bindingFeature(ctx),
     mockFeature,
     sequenceFeature,

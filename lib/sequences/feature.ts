@@ -2,11 +2,11 @@
 // operation at startup, so every other operation runs exactly as before.
 import type { ServerResponse } from 'node:http';
 import { findDeclaredMediaType } from '../http/negotiation.js';
-import { boundedMemo } from '../memo.js';
-import type { Feature, SequenceStage } from '../pipeline/stages.js';
-import type { Exchange } from '../routes/exchange.js';
-import { createDecoder } from './decode.js';
-import { isSequential, sequenceKind } from './media.js';
+import { boundedMemo } from '../util/memo.js';
+import type { Feature, SequenceStage } from '../message/stages.js';
+import type { Exchange } from '../message/exchange.js';
+import { createDecoder } from '../codec/sequence-decode.js';
+import { isSequential, sequenceKind } from '../codec/sequential-media.js';
 import { RequestItems } from './request-items.js';
 import { compileFrame, isItemSource, streamedSequenceType } from './response.js';
 

@@ -1,7 +1,7 @@
 // The cluster primary with `svc.server.workers` > 1: starts the workers, passes stop signals on, and keeps
 // the service up when one worker dies.
 import cluster, { type Worker } from 'node:cluster';
-import type { Logger } from './log.js';
+import type { Logger } from '../util/log.js';
 
 /**
  * More replacements than this within REPLACEMENT_WINDOW_MS means the workers crash as fast as they start:

@@ -46,7 +46,7 @@ export function takeArrived(stream: Readable & { complete?: boolean }): Buffer |
 }
 
 /**
- * A request body still arriving item by item (a sequential media type, lib/streams/): code iterates it
+ * A request body still arriving item by item (a sequential media type, lib/sequences/): code iterates it
  * (`for await`); steps that need the body whole get the array of its items.
  */
 export abstract class ItemsBody implements AsyncIterable<unknown> {

@@ -5,16 +5,16 @@
 import type { Located } from '../contract/refs.js';
 import type { MediaTypeObject, Operation, ResponseObject } from '../contract/operations.js';
 import { responseForStatus, responsesByCode } from '../contract/responses.js';
-import { Errors, SvcError } from '../errors.js';
+import { Errors, SvcError } from '../util/errors.js';
 import { findDeclaredMediaType } from '../http/negotiation.js';
-import { boundedMemo } from '../memo.js';
-import type { ItemChecks } from '../pipeline/stages.js';
-import { decodeAll, SequenceError } from '../streams/decode.js';
-import { eventOf } from '../streams/encode.js';
-import { sequenceKind } from '../streams/media.js';
-import { compileMediaCheck, type BodyContext, type MediaCheck } from './bodies.js';
-import type { Direction } from './schemas.js';
-import { Violations } from './violations.js';
+import { boundedMemo } from '../util/memo.js';
+import type { ItemChecks } from '../message/stages.js';
+import { decodeAll, SequenceError } from '../codec/sequence-decode.js';
+import { eventOf } from '../codec/sequence-encode.js';
+import { sequenceKind } from '../codec/sequential-media.js';
+import { compileMediaCheck, type BodyContext, type MediaCheck } from '../schema/bodies.js';
+import type { Direction } from '../schema/compiler.js';
+import { Violations } from '../message/violations.js';
 
 type ItemCheck = (item: unknown, index: number, out: Violations) => void;
 

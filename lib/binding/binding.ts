@@ -13,7 +13,8 @@ import type { BodySerializer } from '../http/respond.js';
 import { HeaderNames, type Exchange, type Headers } from '../message/exchange.js';
 import { loadBindingClasses } from './classes.js';
 import { contractSchemas, type ContractSchemas } from '../schema/deref.js';
-import { dropForbiddenKeys, Instantiator, type Binder } from './instantiate.js';
+import { Instantiator, type Binder } from './instantiate.js';
+import { dropForbiddenKeys } from '../util/objects.js';
 import { parseXml, writeXml, type Schema } from '../codec/xml.js';
 
 type BindingMode = NonNullable<RestOptions['bindingMode']>;

@@ -2,6 +2,7 @@
 // schema object (lazily, on the first body that needs it) and cached, so circular schemas cost nothing
 // until a body actually nests. Keys that could reach a prototype are never copied (SPEC §13).
 import { Errors, svcError } from '../util/errors.js';
+import { FORBIDDEN_KEYS } from '../util/objects.js';
 import type { BindingClass, ClassRegistry } from './classes.js';
 import type { SchemaDispatch } from '../schema/deref.js';
 import { classNamed, followRefs } from './names.js';
@@ -13,9 +14,6 @@ export type Binder = (value: unknown, depth: number) => unknown;
 /** Bodies nesting deeper than this through schemas that bind are refused (the binders recurse). */
 export const MAX_BINDING_DEPTH = 256;
 
-const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-/** Byte strings whose presence in a body means it may hold a forbidden key (a `\u` escape could spell one in JSON). */
-const FORBIDDEN_KEY_HINTS = ['__proto__', 'constructor', 'prototype', '\\u'];
 
 const MAX_COMPOSE_DEPTH = 32;
 
@@ -156,24 +154,6 @@ function inPlaceBinder(properties: ReadonlyMap<string, Binder>, declared: Readon
   };
 }
 
-/**
- * Removes `__proto__`, `constructor` and `prototype` keys from a parsed body (JSON.parse and the XML codec
- * create them as own properties; code that merges the body into another object could otherwise reach a
- * prototype). Only walks when the body text could hold one; iterative, so depth is no concern.
- */
-export function dropForbiddenKeys(value: unknown, raw: Buffer): void {
-  if (!FORBIDDEN_KEY_HINTS.some((hint) => raw.includes(hint))) return;
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const next = pending.pop();
-    if (next === null || typeof next !== 'object') continue;
-    const node = next as Record<string, unknown>;
-    for (const key of Object.keys(node)) {
-      if (FORBIDDEN_KEYS.has(key)) delete node[key];
-      else pending.push(node[key]);
-    }
-  }
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

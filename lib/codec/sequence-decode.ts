@@ -2,7 +2,7 @@
 // items they complete. Bounded: an item may not grow past `maxItemSize` bytes. Malformed framing or an
 // item that does not parse is a SequenceError naming the item's 0-based index.
 import { StringDecoder } from 'node:string_decoder';
-import { dropForbiddenKeys } from '../binding/instantiate.js';
+import { dropForbiddenKeys } from '../util/objects.js';
 import { isJsonMediaType } from '../http/negotiation.js';
 import { boundaryOf, parsePartHeaders } from './multipart.js';
 import type { SequenceKind } from './sequential-media.js';

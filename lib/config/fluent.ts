@@ -1,7 +1,7 @@
 // The fluent API (SPEC §12): a class extending RouteBuilder whose configure() declares everything.
 import { Errors, svcError } from '../util/errors.js';
 import type { Exchange } from '../message/exchange.js';
-import type { Expression, RouteDefinition } from '../routes/steps.js';
+import type { Expression, RouteDefinition } from './route-definitions.js';
 import { oauthProfileKeys, setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions, type Section, type SectionInput } from './model.js';
 import { applyConsumerUri, applyOpenApi } from './yaml-dsl.js';
 

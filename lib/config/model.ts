@@ -3,7 +3,7 @@
 import { Errors, svcError } from '../util/errors.js';
 import { setOwn } from '../util/objects.js';
 import { BACKEND_DEFAULTS, type BackendOptions } from './backend-options.js';
-import type { RouteDefinition } from '../routes/steps.js';
+import type { RouteDefinition } from './route-definitions.js';
 import { MAX_DURATION_MS, parseDuration, parseSize } from './units.js';
 
 export type OptionType =

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseYamlFast } from '../contract/yaml-fast.js';
 import { Errors, svcError } from '../util/errors.js';
-import type { Expression, RouteDefinition, StepDefinition } from '../routes/steps.js';
+import type { Expression, RouteDefinition, StepDefinition } from './route-definitions.js';
 import { allowedOptions, canonicalOption, REST_SERVER_OPTIONS, setOption, setOptions, type FacadeConfig } from './model.js';
 import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 

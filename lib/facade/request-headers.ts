@@ -8,9 +8,9 @@ import { parseQuery, type Pairs } from '../http/query.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { REQUEST_ID_HEADER, requestIdOf, TAGGED_NAMES, tagExchange } from '../message/request-id.js';
 import { HeaderNames, isInternalName, NEEDS_FILL, type Headers, type LazyRequestHeaders } from '../message/exchange.js';
-import { Unreadable } from '../validation/parameters.js';
-import type { PosingQueryNames } from '../validation/query-names.js';
-import type { OperationQuerystring } from '../validation/querystring.js';
+import { Unreadable } from '../parameters/parameters.js';
+import type { PosingQueryNames } from '../parameters/query-names.js';
+import type { OperationQuerystring } from '../parameters/querystring.js';
 import type { ParameterValues, RequestFacts } from '../message/stages.js';
 
 /** Cookie parameters are no exchange headers (the Cookie field carries them), so they are not typed there. */

@@ -14,8 +14,8 @@ import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, Headers, PropertyNames } from '../message/exchange.js';
 import { requestIdOf } from '../message/request-id.js';
 import { wholeBody } from '../message/streamed-body.js';
-import { PosingQueryNames } from '../validation/query-names.js';
-import { operationQuerystring } from '../validation/querystring.js';
+import { PosingQueryNames } from '../parameters/query-names.js';
+import { operationQuerystring } from '../parameters/querystring.js';
 import { RequestHeaders } from './request-headers.js';
 import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from '../message/stages.js';
 

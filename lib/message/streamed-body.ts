@@ -68,3 +68,12 @@ export function wholeBody(ex: Exchange): void | Promise<void> {
     ex.message.body = value;
   });
 }
+
+/** What a route may answer item by item. */
+export type ItemSource = AsyncIterable<unknown> | Iterable<unknown>;
+
+/** An async iterable or a generator (not an array, a string or a byte stream): an answer of items. */
+export function isItemSource(body: unknown): body is ItemSource {
+  if (body === null || typeof body !== 'object' || body instanceof Readable || body instanceof StreamedBody) return false;
+  return Symbol.asyncIterator in body || (Symbol.iterator in body && typeof (body as { next?: unknown }).next === 'function');
+}

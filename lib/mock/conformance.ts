@@ -29,10 +29,10 @@ export interface Validation {
 let loading: Promise<Validation> | undefined;
 
 export function loadValidation(): Promise<Validation> {
-  loading ??= Promise.all([import('../schema/bodies.js'), import('../message/violations.js'), import('../validation/validator.js')]).then(([bodies, violations, validator]) => ({
+  loading ??= Promise.all([import('../schema/bodies.js'), import('../message/violations.js'), import('../schema/body-context.js')]).then(([bodies, violations, shared]) => ({
     bodies,
     violations,
-    context: validator.bodyContext,
+    context: shared.bodyContext,
   }));
   return loading;
 }

@@ -8,25 +8,9 @@ import type { DirectBus, Route } from './bus.js';
 import type { Exchange } from '../message/exchange.js';
 import { asText, compileSimple, type Evaluator } from './simple.js';
 import { wholeBody } from '../message/streamed-body.js';
+import type { Expression, RouteDefinition, StepDefinition } from '../config/route-definitions.js';
 
-export type Expression = { constant: unknown } | { simple: string } | { json: unknown } | ((ex: Exchange) => unknown);
-
-export type StepDefinition =
-  | { kind: 'process'; fn: (ex: Exchange) => unknown }
-  | { kind: 'setBody'; expression: Expression }
-  | { kind: 'setHeader'; name: string; expression: Expression }
-  | { kind: 'removeHeader'; name: string }
-  | { kind: 'setProperty'; name: string; expression: Expression }
-  | { kind: 'log'; message: string; loggerName?: string | undefined }
-  | { kind: 'to'; uri: string; parameters?: Record<string, unknown> | undefined };
-
-export interface RouteDefinition {
-  /** `direct:<name>`. */
-  from: string;
-  steps: StepDefinition[];
-  /** The file (or `fluent`) the route came from, for messages. */
-  source: string;
-}
+export type { Expression, RouteDefinition, StepDefinition } from '../config/route-definitions.js';
 
 type Step = (ex: Exchange) => unknown;
 

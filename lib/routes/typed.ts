@@ -14,8 +14,8 @@ import { bodyText } from '../http/body.js';
 import { percentDecoded } from '../http/percent.js';
 import { parseQuery } from '../http/query.js';
 import type { RequestFacts } from '../message/stages.js';
-import { compileParameterValues } from '../validation/parameters.js';
-import { operationQuerystring } from '../validation/querystring.js';
+import { compileParameterValues } from '../parameters/parameters.js';
+import { operationQuerystring } from '../parameters/querystring.js';
 import { HeaderNames, type Exchange } from '../message/exchange.js';
 
 // ---------------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { setOwn } from '../util/objects.js';
 import { shapeOf, typedNested, type ValueShape } from './coerce.js';
 import { boundaryOf, MultipartError, parseMultipart, type Part } from '../codec/multipart.js';
 import { parseQuery, type Pairs } from '../http/query.js';
-import { fromPairs } from '../validation/parameters.js';
+import { fromPairs } from '../parameters/parameters.js';
 import type { Direction, SchemaCheck, SchemaCompiler } from './compiler.js';
 import { pointerOf, type Violations } from '../message/violations.js';
 

@@ -8,7 +8,8 @@ import type { Exchange } from '../message/exchange.js';
 import { createDecoder } from '../codec/sequence-decode.js';
 import { isSequential, sequenceKind } from '../codec/sequential-media.js';
 import { RequestItems } from './request-items.js';
-import { compileFrame, isItemSource, streamedSequenceType } from './response.js';
+import { compileFrame, streamedSequenceType } from './response.js';
+import { isItemSource } from '../message/streamed-body.js';
 
 /** The request items of each exchange that has some, for `settle`. */
 const requestItems = new WeakMap<Exchange, RequestItems>();

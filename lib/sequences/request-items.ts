@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { Errors, SvcError, svcError } from '../util/errors.js';
 import type { ItemChecks } from '../message/stages.js';
 import { ItemsBody } from '../message/streamed-body.js';
-import { sequenceFailure } from './items.js';
+import { sequenceFailure } from '../schema/items.js';
 import { Violations } from '../message/violations.js';
 import { SequenceError, type ItemDecoder } from '../codec/sequence-decode.js';
 

@@ -11,23 +11,17 @@ import { compileNegotiator } from '../http/negotiation.js';
 import type { Logger } from '../util/log.js';
 import type { ItemChecks } from '../message/stages.js';
 import { HeaderNames, type Exchange } from '../message/exchange.js';
-import { StreamedBody } from '../message/streamed-body.js';
+import { isItemSource, StreamedBody, type ItemSource } from '../message/streamed-body.js';
 import { Violations } from '../message/violations.js';
 import { createDecoder, SequenceError } from '../codec/sequence-decode.js';
 import { createEncoder, type ItemEncoder } from '../codec/sequence-encode.js';
 import { isSequential, sequenceKind } from '../codec/sequential-media.js';
 
-type ItemSource = AsyncIterable<unknown> | Iterable<unknown>;
 type ItemCheck = (item: unknown, index: number) => void;
 
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
 const DEFAULT_TYPE = 'application/jsonl';
 
-/** An async iterable or a generator (not an array, a string or a byte stream): an answer of items. */
-export function isItemSource(body: unknown): body is ItemSource {
-  if (body === null || typeof body !== 'object' || body instanceof Readable || body instanceof StreamedBody) return false;
-  return Symbol.asyncIterator in body || (Symbol.iterator in body && typeof (body as { next?: unknown }).next === 'function');
-}
 
 interface Offers {
   /** Among all the media types declared for the status. */

@@ -13,7 +13,7 @@ import { Errors, svcError } from '../util/errors.js';
 import { isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import { isTextualMediaType } from '../message/stages.js';
 import { isSequential } from '../codec/sequential-media.js';
-import { isIgnoredHeaderParameter } from '../validation/parameters.js';
+import { isIgnoredHeaderParameter } from '../parameters/parameters.js';
 import { comment, propertyKey, SchemaPrinter } from './schema-type.js';
 
 export interface TypesSource {

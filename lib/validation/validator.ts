@@ -7,34 +7,20 @@
 // contract's response for that status; a violation is a 500 (a defect of the route, not of the client).
 import { Readable } from 'node:stream';
 import { responseForStatus, responsesByCode } from '../contract/responses.js';
-import type { Contract } from '../contract/load.js';
 import type { Operation, ResponseObject } from '../contract/operations.js';
 import type { Located } from '../contract/refs.js';
 import { Errors, SvcError, svcError } from '../util/errors.js';
 import { boundedMemo } from '../util/memo.js';
-import type { Feature, FeatureContext, ItemChecks, OperationStages, RequestFacts } from '../message/stages.js';
+import type { Feature, ItemChecks, OperationStages, RequestFacts } from '../message/stages.js';
 import { compileNegotiator, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
 import { HeaderNames, type Exchange, type Headers } from '../message/exchange.js';
 import { isSequential } from '../codec/sequential-media.js';
-import { isItemSource } from '../sequences/response.js';
+import { isItemSource } from '../message/streamed-body.js';
 import { bodyKind, compileMediaCheck, type BodyContext, type BodyKind, type MediaCheck } from '../schema/bodies.js';
-import { checkWholeSequence, compileItemChecks } from '../sequences/items.js';
-import { compileParameterCheck } from './parameters.js';
-import { SchemaCompiler } from '../schema/compiler.js';
+import { checkWholeSequence, compileItemChecks } from '../schema/items.js';
+import { compileParameterCheck } from '../parameters/parameters.js';
+import { bodyContext } from '../schema/body-context.js';
 import { Violations } from '../message/violations.js';
-
-/** One schema compiler (and ajv instance) per facade, shared by all its operations. */
-const contexts = new WeakMap<Contract, BodyContext>();
-
-/** The facade's body checks (its one schema compiler); the mock checks what it echoes with them too. */
-export function bodyContext(ctx: FeatureContext): BodyContext {
-  let body = contexts.get(ctx.contract);
-  if (body === undefined) {
-    body = { contract: ctx.contract, compiler: new SchemaCompiler(ctx.contract, ctx.logger), maxBodySize: ctx.serverOptions.maxBodySize };
-    contexts.set(ctx.contract, body);
-  }
-  return body;
-}
 
 export const validationFeature: Feature = (op, disposition, ctx) => {
   const { clientRequestValidation, clientResponseValidation } = ctx.config.rest;

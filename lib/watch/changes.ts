@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { RefResolver } from '../contract/refs.js';
 import type { Operation } from '../contract/operations.js';
-import type { RouteDefinition } from '../routes/steps.js';
+import type { RouteDefinition } from '../config/route-definitions.js';
 
 /** Operations as `METHOD /full/path -> direct:id`, each list sorted. */
 export interface OperationChanges {

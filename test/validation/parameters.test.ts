@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { RefResolver } from '../../lib/contract/refs.js';
 import { shapeOf } from '../../lib/schema/coerce.js';
 import { parseQuery } from '../../lib/http/query.js';
-import { fromPairs, fromString, parseCookies, Unreadable } from '../../lib/validation/parameters.js';
+import { fromPairs, fromString, parseCookies, Unreadable } from '../../lib/parameters/parameters.js';
 import { CORPUS, type Running } from '../helpers.js';
 import { call, serveContract, where } from './fixtures.js';
 

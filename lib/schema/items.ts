@@ -12,8 +12,8 @@ import type { ItemChecks } from '../message/stages.js';
 import { decodeAll, SequenceError } from '../codec/sequence-decode.js';
 import { eventOf } from '../codec/sequence-encode.js';
 import { sequenceKind } from '../codec/sequential-media.js';
-import { compileMediaCheck, type BodyContext, type MediaCheck } from '../schema/bodies.js';
-import type { Direction } from '../schema/compiler.js';
+import { compileMediaCheck, type BodyContext, type MediaCheck } from './bodies.js';
+import type { Direction } from './compiler.js';
 import { Violations } from '../message/violations.js';
 
 type ItemCheck = (item: unknown, index: number, out: Violations) => void;

@@ -1,4 +1,4 @@
-// The binding feature (SPEC §9, `bindingMode`): for routed operations, JSON and XML request bodies are
+// The binding feature (docs/binding.md, `bindingMode`): for routed operations, JSON and XML request bodies are
 // parsed by Content-Type and bound to the classes their schemas name before the route runs, and objects
 // the route returns are written as the negotiated JSON or XML. Mocked and ignored operations never bind.
 import { responseForStatus, responsesByCode, successStatus } from '../contract/responses.js';

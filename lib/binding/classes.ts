@@ -1,4 +1,4 @@
-// The classes bodies bind to (SPEC §9): those an embedder passes (`bindingClasses`) and every class
+// The classes bodies bind to (docs/binding.md): those an embedder passes (`bindingClasses`) and every class
 // exported by the modules of the `bindingPackageScan` directory, imported once at startup.
 import { ensureTypeScriptLoader } from '../config/typescript.js';
 import { readdirSync, statSync } from 'node:fs';

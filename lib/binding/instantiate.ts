@@ -1,6 +1,6 @@
-// Parsed bodies → instances of the classes their schemas name (SPEC §9). A binder is compiled once per
+// Parsed bodies → instances of the classes their schemas name (docs/binding.md). A binder is compiled once per
 // schema object (lazily, on the first body that needs it) and cached, so circular schemas cost nothing
-// until a body actually nests. Keys that could reach a prototype are never copied (SPEC §13).
+// until a body actually nests. Keys that could reach a prototype are never copied (docs/security.md#hostile-input).
 import { Errors, svcError } from '../util/errors.js';
 import { FORBIDDEN_KEYS } from '../util/objects.js';
 import type { BindingClass, ClassRegistry } from './classes.js';

@@ -1,4 +1,4 @@
-// Which class a schema names (SPEC §9): its `title`, else the component name from
+// Which class a schema names (docs/binding.md): its `title`, else the component name from
 // `$ref: '#/components/schemas/<Name>'`. Along a `$ref` chain every title and component name is a
 // candidate, the referring (outer) ones first, and the first one that has a class wins.
 import { componentName, type Deref, type Schema } from '../codec/xml.js';

@@ -1,8 +1,7 @@
 // One full garbage collection shortly after the CLI listens. A start leaves megabytes of garbage behind (a
 // big contract's text and parse trees, the configuration's YAML documents), and V8 collects old-space
 // garbage only when allocation next grows the heap, which an idle server may not do for a long time: until
-// then it counts in the process's RSS (Stripe's contract from the parsed-contract cache: 86 MiB idle
-// instead of 77). The collection runs on a timer, after the first requests had their chance, and once.
+// then it counts in the process's RSS (figures: docs/performance.md). The collection runs on a timer, after the first requests had their chance, and once.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

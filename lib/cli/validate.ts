@@ -3,7 +3,7 @@
 // the operations and the warnings are listed, and nothing listens. A contract that would not start is
 // reported with the startup's own message and exit code, so the check and the start never disagree.
 import { Errors, SvcError, svcError } from '../util/errors.js';
-import { buildFacade } from '../facade/build.js';
+import { buildFacade } from '../facade/facade.js';
 import type { Logger } from '../util/log.js';
 import { mockConfig } from './mock.js';
 

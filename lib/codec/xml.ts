@@ -1,4 +1,4 @@
-// XML codec for the binding layer (SPEC §9): parses XML bodies into values shaped by an OpenAPI schema and
+// XML codec for the binding layer (docs/binding.md): parses XML bodies into values shaped by an OpenAPI schema and
 // writes values as XML, following the OpenAPI `xml` object (name, nodeType, attribute, wrapped, prefix,
 // namespace; which node a property makes is decided in xml-node-type.ts).
 //

@@ -1,4 +1,4 @@
-// Environment overrides (SPEC §12): `SVC_REST_BINDINGMODE`, dots and dashes → `_`, upper case.
+// Environment overrides (docs/configuration.md): `SVC_REST_BINDINGMODE`, dots and dashes → `_`, upper case.
 import { applyProperty } from './properties.js';
 import type { FacadeConfig } from './model.js';
 

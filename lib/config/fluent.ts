@@ -1,4 +1,4 @@
-// The fluent API (SPEC §12): a class extending RouteBuilder whose configure() declares everything.
+// The fluent API (docs/configuration.md): a class extending RouteBuilder whose configure() declares everything.
 import { Errors, svcError } from '../util/errors.js';
 import type { Exchange } from '../message/exchange.js';
 import type { Expression, RouteDefinition } from './route-definitions.js';
@@ -40,9 +40,9 @@ export class RestConfigurationDefinition {
     this.config.endpointProperties[key] = value;
     return this;
   }
-  /** The OAuth profile every operation enforces (endpoint property `oauthProfile`, SPEC §11). */
+  /** The OAuth profile every operation enforces (endpoint property `oauthProfile`, docs/bearer-tokens.md). */
   oauthProfile(name: string): this { return this.endpointProperty('oauthProfile', name); }
-  /** Classes for body binding, passed directly (SPEC §9). */
+  /** Classes for body binding, passed directly (docs/binding.md). */
   bindingClasses(...classes: Function[]): this {
     this.config.bindingClasses.push(...classes);
     return this;
@@ -119,7 +119,7 @@ export class ObserveDefinition extends OptionsDefinition<'observe'> {
   accessLog(on: boolean): this { return this.set('accessLog', on); }
 }
 
-/** `svc.oauth.<profile>.*` (SPEC §11), one chainable method per key; lists take several arguments. */
+/** `svc.oauth.<profile>.*` (docs/bearer-tokens.md), one chainable method per key; lists take several arguments. */
 export class OAuthProfileDefinition {
   private readonly keys: Record<string, string>;
 

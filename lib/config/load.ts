@@ -1,4 +1,4 @@
-// Builds the configuration from CLI inputs: files typed by extension, merged in order (SPEC §1, §12).
+// Builds the configuration from CLI inputs: files typed by extension, merged in order (docs/configuration.md).
 // Precedence: DSL files in order < properties files < environment variables.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';

@@ -186,7 +186,7 @@ export interface FacadeConfig {
   baseDir: string;
   /** `--dev`: `missingOperation` defaults to `mock`. */
   dev: boolean;
-  /** Classes for body binding passed by embedders (SPEC §9). */
+  /** Classes for body binding passed by embedders (docs/binding.md). */
   bindingClasses: Function[];
 }
 

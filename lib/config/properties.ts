@@ -37,7 +37,7 @@ export function applyProperties(config: FacadeConfig, props: ReadonlyMap<string,
   for (const [key, value] of props) {
     if (key.startsWith('svc.')) applyProperty(config, key, value, file);
   }
-  // A specification named in this file is found beside it (SPEC §2), as one named in a DSL file is.
+  // A specification named in this file is found beside it (docs/configuration.md#contracts), as one named in a DSL file is.
   if (config.openApi.specification !== specification) config.baseDir = dirname(file);
 }
 

@@ -1,4 +1,4 @@
-// The XML DSL (SPEC §12): root <svc> with <restConfiguration>, <rest><openApi/></rest> and <route>s.
+// The XML DSL (docs/configuration.md): root <svc> with <restConfiguration>, <rest><openApi/></rest> and <route>s.
 // Parsed with saxes into a small element tree; DOCTYPEs are refused, so no entity is ever expanded.
 import { SaxesParser } from 'saxes';
 import { Errors, svcError } from '../util/errors.js';

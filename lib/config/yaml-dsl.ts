@@ -1,4 +1,4 @@
-// The YAML DSL (Camel's YAML DSL shape, SPEC §12): a list of restConfiguration, rest, route and from items.
+// The YAML DSL (Camel's YAML DSL shape, docs/configuration.md): a list of restConfiguration, rest, route and from items.
 import { dirname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseYamlFast } from '../contract/yaml-fast.js';
@@ -114,7 +114,7 @@ export function routeDefinition(uri: string, steps: unknown[], file: string): Ro
   return { from: uri, source: file, steps: steps.map((s) => parseStep(s, `${file} (${uri})`)) };
 }
 
-/** `rest-openapi:<spec>?consumerComponentName=x&oauthProfile=y` (SPEC §11). */
+/** `rest-openapi:<spec>?consumerComponentName=x&oauthProfile=y` (docs/bearer-tokens.md). */
 export function applyConsumerUri(config: FacadeConfig, uri: string, file: string): void {
   const rest = uri.slice('rest-openapi:'.length);
   const q = rest.indexOf('?');

@@ -1,4 +1,4 @@
-// Base path selection, highest first (SPEC §3): component base-path, contextPath, the contract's first
+// Base path selection, highest first (docs/configuration.md): component base-path, contextPath, the contract's first
 // server, '/'. Camel takes the last server; we take the first, as the OpenAPI spec intends.
 import type { OpenApiDocument } from './load.js';
 

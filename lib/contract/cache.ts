@@ -1,5 +1,5 @@
-// Parsed YAML contracts kept on disk by content hash, so that a big YAML contract (Stripe's 2.8 MB parse in
-// about 0.8 s) is parsed once per content, and later starts read JSON (tens of milliseconds). Safe by
+// Parsed YAML contracts kept on disk by content hash, so that a big YAML contract (a
+// second of parsing for the largest of the corpus) is parsed once per content, and later starts read JSON. Safe by
 // construction: an entry is found only by the SHA-256 of the exact text, checked again when read; only
 // documents that survive a JSON round trip unchanged are stored; any failure (unreadable, corrupt,
 // unwritable, foreign directory) falls back to parsing, silently; at most MAX_ENTRIES files are kept.

@@ -1,4 +1,4 @@
-// Query parameter defaults from the contract, applied to exchanges that lack them (SPEC §4).
+// Query parameter defaults from the contract, applied to exchanges that lack them (docs/routes.md).
 import type { Contract } from './load.js';
 import type { Operation } from './operations.js';
 

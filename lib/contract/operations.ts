@@ -72,7 +72,7 @@ export interface Operation {
 
 export interface OperationTable {
   operations: Operation[];
-  /** Webhooks and callbacks found and not served (SPEC §2). */
+  /** Webhooks and callbacks found and not served (docs/configuration.md#contracts). */
   skipped: { webhooks: number; callbacks: number };
 }
 
@@ -120,7 +120,7 @@ export function compileOperations(contract: Contract): OperationTable {
   return { operations, skipped: { webhooks, callbacks } };
 }
 
-/** `GENOPID_<METHOD><path>` with `/` → `.` and braces → `_` (Camel's naming, SPEC §4). */
+/** `GENOPID_<METHOD><path>` with `/` → `.` and braces → `_` (Camel's naming, docs/routes.md). */
 export function generatedOperationId(method: string, path: string): string {
   return `GENOPID_${method.toUpperCase()}${path.replace(/\//g, '.').replace(/[{}]/g, '_')}`;
 }

@@ -1,4 +1,4 @@
-// JSON or YAML, decided by content rather than file extension (SPEC §2).
+// JSON or YAML, decided by content rather than file extension (docs/configuration.md#contracts).
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { cachedParse } from './cache.js';
 import { parseYamlFast } from './yaml-fast.js';

@@ -1,4 +1,4 @@
-// Every `$ref` a served operation can reach resolves, checked once at startup (SPEC §2): the path item,
+// Every `$ref` a served operation can reach resolves, checked once at startup (docs/configuration.md#contracts): the path item,
 // parameters, request bodies, responses, headers, media types (3.2 `components/mediaTypes` too), examples,
 // links, encodings, and schemas transitively, across files and through 3.1 `$id`s. Otherwise a broken
 // reference would surface at the first request that needs it, and a schema left unresolved is a request left

@@ -167,7 +167,7 @@ export class RefResolver {
     if (isUrl(base)) return new URL(target, base).href;
     if (target.startsWith('file:')) return target.startsWith('file://') ? fileURLToPath(target) : target.slice(5);
     const path = isAbsolute(target) ? target : resolve(dirname(base), percentDecoded(target) ?? target);
-    // A relative ref may not read outside the contract's own directory tree (SPEC §2), also not through a
+    // A relative ref may not read outside the contract's own directory tree (docs/configuration.md#contracts), also not through a
     // symlink inside the tree: both sides are compared as real paths.
     if (this.rootDir && !isAbsolute(target)) {
       this.realRootDir ??= realPath(this.rootDir);

@@ -1,4 +1,4 @@
-// Resource roots: our stand-in for Camel's classpath (SPEC §2).
+// Resource roots: our stand-in for Camel's classpath (docs/configuration.md#contracts).
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ export function resourceRoots(configDir: string): string[] {
 export type ResourceLocation = { kind: 'file'; path: string } | { kind: 'url'; url: string };
 
 /**
- * Resolves a location as SPEC §2 says: `http(s)://` is a URL, `file:` or absolute is used as is, and
+ * Resolves a location as docs/configuration.md#contracts says: `http(s)://` is a URL, `file:` or absolute is used as is, and
  * `classpath:NAME` or a bare `NAME` is the first existing file under the resource roots. Returns undefined
  * when nothing exists.
  */

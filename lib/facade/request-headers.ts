@@ -1,4 +1,4 @@
-// The exchange headers a request gives a route (SPEC §4): the request's header fields, then its path
+// The exchange headers a request gives a route (docs/routes.md): the request's header fields, then its path
 // parameters, query parameters (and their contract defaults), the request id and trace context, and the SvcHttp* names. Kept as the request's
 // parts and filled in only when a route first reads its headers (Headers.lazy).
 import type { IncomingMessage, ServerResponse } from 'node:http';

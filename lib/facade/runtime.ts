@@ -55,7 +55,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
     }
     logger.error(`${op.method} ${op.path} (direct:${op.id}) failed: ${describeThrown(thrown)}`, { requestId: requestIdOf(res) });
     if (err !== undefined && !STARTUP_CODES.has(err.code)) sendError(res, err);
-    else sendProblem(res, 500, Errors.ROUTE_FAILED.message);
+    else sendProblem(res, Errors.ROUTE_FAILED);
   };
 
   // Every answer ends in fail() or respond(): the observer (metrics, access log) hears of each one once.

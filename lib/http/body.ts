@@ -1,4 +1,4 @@
-// Reading request bodies with a size limit (SPEC §13: 413, and the connection is not left hanging).
+// Reading request bodies with a size limit (docs/security.md#hostile-input: 413, and the connection is not left hanging).
 import type { IncomingMessage } from 'node:http';
 import { Errors, svcError, type SvcError } from '../util/errors.js';
 
@@ -26,7 +26,7 @@ export function readBody(req: IncomingMessage, limit: number, done: BodyDone): v
   if (declared > limit) return done(svcError(Errors.BODY_TOO_LARGE, limit));
   // node hands the request to its listener before it parses the body that came in the same packet: by the
   // next tick that body is in the request's buffer. Taken whole from there, it costs one call instead of
-  // flowing-mode events (about 0.5 µs a request); a body still on its way is read as it arrives.
+  // flowing-mode events; a body still on its way is read as it arrives.
   if (declared > 0) process.nextTick(readArrivedBody, req, declared, limit, done);
   else readArrivingBody(req, limit, done);
 }

@@ -1,4 +1,4 @@
-// The Authorization field of a request whose credentials the facade checks itself (SPEC §11): taken out of
+// The Authorization field of a request whose credentials the facade checks itself (docs/bearer-tokens.md): taken out of
 // the request once, so no route, `to: http` backend or log line ever sees it.
 import type { IncomingMessage } from 'node:http';
 

@@ -1,4 +1,4 @@
-// Problem responses (RFC 9457, SPEC §6): every error the facade itself answers goes through here.
+// Problem responses (RFC 9457, docs/errors.md): every error the facade itself answers goes through here.
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { problemBody, type ErrorDef, type SvcError, type Violation } from '../util/errors.js';
 import { REQUEST_ID_HEADER, requestIdOf, withRequestId } from '../message/request-id.js';
@@ -6,18 +6,19 @@ import { noteBodyLength } from './body-length.js';
 
 const PROBLEM_TYPE = 'application/problem+json';
 
-export function sendProblem(res: ServerResponse, status: number, detail: string, errors?: Violation[], headers?: Record<string, string>): void {
-  sendProblemBody(res, status, JSON.stringify(problemBody(status, detail, errors)), headers);
+/** A problem with the catalogue's code (`d.code`); the detail is the entry's message unless given. */
+export function sendProblem(res: ServerResponse, d: ErrorDef, detail: string = d.message, errors?: Violation[], headers?: Record<string, string>): void {
+  sendProblemBody(res, d.status, JSON.stringify(problemBody(d.code, d.status, detail, errors)), headers);
 }
 
 /** The error's own headers (Retry-After, WWW-Authenticate, Connection) go out unless the caller names others. */
 export function sendError(res: ServerResponse, err: SvcError, headers?: Readonly<Record<string, string>>): void {
-  sendProblem(res, err.status, err.message, err.errors, headers ?? err.headers);
+  sendProblemBody(res, err.status, JSON.stringify(problemBody(err.code, err.status, err.message, err.errors)), headers ?? err.headers);
 }
 
 /** A catalogue entry without arguments, serialized once. */
 export function compileStaticProblem(d: ErrorDef): (res: ServerResponse, headers?: Record<string, string>) => void {
-  const body = JSON.stringify(problemBody(d.status, d.message));
+  const body = JSON.stringify(problemBody(d.code, d.status, d.message));
   return (res, headers) => sendProblemBody(res, d.status, body, headers);
 }
 

@@ -1,4 +1,4 @@
-// Writes the exchange back as the HTTP response (SPEC §4): status from SvcHttpResponseCode, else 200/204;
+// Writes the exchange back as the HTTP response (docs/routes.md): status from SvcHttpResponseCode, else 200/204;
 // Content-Type from the header, the binding, or the body's kind; only headers set by routes, never Svc*.
 import type { ServerResponse } from 'node:http';
 import { Errors, svcError } from '../util/errors.js';

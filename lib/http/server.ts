@@ -1,4 +1,4 @@
-// The node:http server with the limits of SPEC §13 and a graceful stop.
+// The node:http server with the limits of docs/security.md#hostile-input and a graceful stop.
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';

@@ -12,6 +12,15 @@ import type { Violations } from './violations.js';
 
 export type Disposition = 'route' | 'mock' | 'ignored';
 
+/** An operation as a facade serves it. */
+export interface ServedOperation {
+  operation: Operation;
+  /** Full path served: base path + operation path. */
+  path: string;
+  endpoint: string;
+  disposition: Disposition;
+}
+
 /** One operation's request handling, built once. */
 export interface OperationRuntime {
   serve(req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, paramNames: readonly string[], path: string, query: string): void;
@@ -58,7 +67,7 @@ export interface RequestFacts {
 export type ParameterValues = Record<'path' | 'query' | 'header' | 'cookie', Record<string, unknown>>;
 
 /**
- * Admits or refuses a request from its head alone, before the body is read (bearer tokens, SPEC §11). It
+ * Admits or refuses a request from its head alone, before the body is read (bearer tokens, docs/bearer-tokens.md). It
  * gets the Authorization field(s), already removed from the request (a list when the client sent several).
  * Returns the value the route sees as property `SvcOAuthTokenValidationResult` (a promise only when it must
  * wait, e.g. for keys); throws or rejects with an SvcError (and its headers) to refuse the request.

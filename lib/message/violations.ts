@@ -1,4 +1,4 @@
-// Collecting every violation of one request (SPEC §6, §8) and choosing the problem's `detail`: Camel's text
+// Collecting every violation of one request (docs/errors.md, docs/validation.md) and choosing the problem's `detail`: Camel's text
 // when all violations are of the one kind it has a text for, the general text otherwise.
 import { escapePointerToken, unescapePointerToken } from '../contract/refs.js';
 import { Errors, SvcError, type ErrorDef, type Violation } from '../util/errors.js';

@@ -1,4 +1,4 @@
-// Synthesized values checked by the facade's own response validation (issue 26): the facade's schema
+// Synthesized values checked by the facade's own response validation (docs/mocking.md): the facade's schema
 // compiler (one ajv instance, shared with validation) is loaded when the mock first needs it, not at import,
 // so a facade that mocks nothing does not load ajv for it. The echo's check (echo.ts) loads it here too.
 import type { Located } from '../contract/refs.js';

@@ -1,4 +1,4 @@
-// Whether a write's request body may be echoed (SPEC §7 step 3): only when the chosen response declares
+// Whether a write's request body may be echoed (docs/mocking.md): only when the chosen response declares
 // the request's media type and the body is valid against that response's schema. The check is the
 // facade's own body validation (lib/validation/, its one schema compiler), loaded on first use by the
 // mock's one loader (conformance.ts): a facade that neither validates nor answers a mocked request does not load ajv.

@@ -1,4 +1,4 @@
-// Examples from the contract as mock bodies (SPEC §7 step 2): which response, which media type, which
+// Examples from the contract as mock bodies (docs/mocking.md): which response, which media type, which
 // example; each rendered once (JSON text or XML via the codec) and kept as bytes.
 import { responseForStatus, responsesByCode, successStatus } from '../contract/responses.js';
 import type { Schema } from '../codec/xml.js';
@@ -9,7 +9,7 @@ import { compileRanker, findDeclaredMediaType } from '../http/negotiation.js';
 import { boundedMemo } from '../util/memo.js';
 import { exampleSample, type ExampleSample } from '../contract/example-objects.js';
 import { renderBody, serializedBody, type MockBody } from './render.js';
-import { SynthesizedResponse } from './synthesized.js';
+import { SynthesizedResponse } from './schema-answers.js';
 import type { Synthesizer } from './synthesize.js';
 
 export type { MockBody } from './render.js';

@@ -1,4 +1,4 @@
-// The mock folder (SPEC §7): indexed once at startup, looked up per request by exact path segments.
+// The mock folder (docs/mocking.md): indexed once at startup, looked up per request by exact path segments.
 //
 // Safety by construction: a request can only ever select an entry of the startup index, a Map from relative
 // paths (`pet/444.json`) to files that were inside the folder when it was walked. The request path is never

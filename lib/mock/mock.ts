@@ -1,4 +1,4 @@
-// `missingOperation: mock` (SPEC §7): the stages of an operation that has no route. Everything that does
+// `missingOperation: mock` (docs/mocking.md): the stages of an operation that has no route. Everything that does
 // not depend on the request (the operation's mock files, its responses and media types) is compiled once
 // here; a request costs a few Map lookups and, only when the operation has mock files, one path split.
 // Bodies synthesized from schemas are made on an operation's first request (startup stays as fast) and

@@ -1,4 +1,4 @@
-// Mock answers in a sequential media type (SPEC §7 for streams): a finite stream, framed, then ended.
+// Mock answers in a sequential media type (docs/mocking.md for streams): a finite stream, framed, then ended.
 // Source, first that applies: the Example Object's `serializedValue` sent as is; an example value (the
 // named or first one of `examples`, else `example`): a string is taken as the serialized sequence, an
 // array as its items, anything else as one item; else a few items synthesized from `itemSchema` (or from

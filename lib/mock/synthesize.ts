@@ -1,4 +1,4 @@
-// Values synthesized from response schemas (SPEC §7), for mocks. A schema is compiled once per contract
+// Values synthesized from response schemas (docs/mocking.md), for mocks. A schema is compiled once per contract
 // into a generator (a closure tree, built lazily, so recursive schemas and huge contracts cost only what is
 // used); running it with no random source gives the static sample, with a seeded `Random` dynamic data.
 //
@@ -11,7 +11,7 @@
 // mode varies it where that stays valid), with the discriminator's value set.
 //
 // Once the facade's validator is available (`useChecks`), values are also checked the way validation checks
-// them (issue 26): a contract sample is used only when it validates as a whole (nested values included); a
+// them (docs/mocking.md): a contract sample is used only when it validates as a whole (nested values included); a
 // `oneOf` value (discriminated or not) must match its chosen branch and fail the others (a property another
 // branch requires is dropped, one it declares is given a value it refuses, the same inside shared properties
 // and array items, else the next branch is tried); an optional property whose pattern cannot be generated
@@ -24,7 +24,7 @@ import { derefRef, discriminatorDispatch, schemaRef, type Dispatch } from '../sc
 import type { RegExpLike } from '../schema/safe-regex.js';
 import type { ErrorObject } from 'ajv';
 import type { SchemaCheck } from '../schema/compiler.js';
-import { factsOf, mergeFacts, type Facts, type JsonType } from './facts.js';
+import { factsOf, mergeFacts, type Facts, type JsonType } from './schema-facts.js';
 import { filler, formatSample, matchesFormat, plainSample } from './formats.js';
 import { codePoints, compileMockPattern, type MockPattern, type PatternSampler } from './pattern.js';
 import { Random } from './random.js';

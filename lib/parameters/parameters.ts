@@ -22,7 +22,7 @@ import { percentDecoded } from '../http/percent.js';
 import { setOwn } from '../util/objects.js';
 import { shapeOf, typedNested, type ValueShape } from '../schema/coerce.js';
 import { FormLimitError, nestPairs } from '../codec/bracket-keys.js';
-import { compileSimpleParameterCheck, compileSimpleParameterValues } from './simple-parameters.js';
+import { compileSimpleParameterCheck, compileSimpleParameterValues } from './fast-path.js';
 import { PosingQueryNames } from './query-names.js';
 import type { SchemaCheck, SchemaCompiler } from '../schema/compiler.js';
 import { pointerOf, type Violations } from '../message/violations.js';

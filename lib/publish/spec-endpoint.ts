@@ -1,4 +1,4 @@
-// Publishing the contract (SPEC §10). Rest configuration `apiContextPath`: the parsed contract as JSON or
+// Publishing the contract (docs/configuration.md). Rest configuration `apiContextPath`: the parsed contract as JSON or
 // YAML, with `servers` rewritten to this host (`hostNameResolver: localIp`, the default) or kept (`none`).
 // `openApi.apiContextPath`: the contract file's original bytes under the base path.
 import type { ServerResponse } from 'node:http';
@@ -107,7 +107,7 @@ function documentEndpoint(documents: Documents, fixed: Format | undefined, logge
       } catch (err) {
         // A contract JSON cannot represent (a YAML alias cycle) must not take the process down.
         logger.error(`${req.url ?? ''}: ${(err as Error)?.stack ?? String(err)}`);
-        sendProblem(res, 500, Errors.SPEC_PUBLISH.message);
+        sendProblem(res, Errors.SPEC_PUBLISH);
         return;
       }
       send(res, body, type, fixed === undefined ? 'Accept' : undefined);

@@ -1,4 +1,4 @@
-// Orphan routes (SPEC §4): a route consuming from `direct:x` where x is no operation of the contract and no
+// Orphan routes (docs/routes.md): a route consuming from `direct:x` where x is no operation of the contract and no
 // other route sends to `direct:x` can never run. It is almost always a typo of an operationId (`getBooks` for
 // `getBook`), which would otherwise leave that operation mocked or unmapped without a word about the route.
 import { closestName } from '../util/closest-name.js';

@@ -1,4 +1,4 @@
-// The simple language: `${...}` templates compiled once into a list of parts (SPEC §4).
+// The simple language: `${...}` templates compiled once into a list of parts (docs/routes.md).
 import type { Exchange } from '../message/exchange.js';
 
 export type Evaluator = (ex: Exchange) => unknown;

@@ -1,4 +1,4 @@
-// Contract schemas → ajv schemas, compiled by one shared ajv instance per facade (SPEC §8).
+// Contract schemas → ajv schemas, compiled by one shared ajv instance per facade (docs/validation.md).
 //
 // - OpenAPI 3.0 contracts use ajv's default (draft-07) class with the 3.0 rules applied while converting:
 //   `nullable`, boolean `exclusiveMinimum`/`exclusiveMaximum`, `$ref` siblings ignored. OpenAPI 3.1

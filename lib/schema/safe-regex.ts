@@ -1,4 +1,4 @@
-// Contract `pattern`s must never let one request hang the process (SPEC §13). V8's backtracking engine is
+// Contract `pattern`s must never let one request hang the process (docs/security.md#hostile-input). V8's backtracking engine is
 // exponential on patterns like `^(a+)+$` and polynomial on unanchored or multi-quantifier ones, so every
 // pattern is parsed once and then:
 //   - run natively when its shape cannot backtrack badly (anchored at the start, at most one wide
@@ -41,7 +41,7 @@ type Node = PatternNode;
  * The engine for one facade. A pattern that is not a valid JavaScript regex (even without the `u` flag) is
  * thrown at: the schema holding it cannot be compiled, and its values are refused, never passed unchecked
  * (lib/schema/compiler.ts). A valid pattern that is risky and not runnable safely is warned about once
- * and not checked (a request must not be able to hang the process, SPEC §13).
+ * and not checked (a request must not be able to hang the process, docs/security.md#hostile-input).
  */
 export function createSafeRegExp(logger: Logger): RegExpEngine {
   // ajv asks again each time it compiles a schema holding the pattern: answer (and warn) once.

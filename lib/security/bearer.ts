@@ -1,4 +1,4 @@
-// Bearer tokens (RFC 6750) checked against an OAuth profile (SPEC §11), from the request head alone. A token
+// Bearer tokens (RFC 6750) checked against an OAuth profile (docs/bearer-tokens.md), from the request head alone. A token
 // seen before is answered from the cache without a promise: that is the hot path.
 import { errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { Errors, SvcError } from '../util/errors.js';

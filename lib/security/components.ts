@@ -1,4 +1,4 @@
-// Consumer components (SPEC §11): what admits requests to the contract's operations. The built-in
+// Consumer components (docs/bearer-tokens.md): what admits requests to the contract's operations. The built-in
 // `platform-http` is our node:http server, enforcing `oauthProfile` with bearer tokens; embedders register
 // their own. Fail closed: a profile is never handed to a component that does not declare it enforces it.
 import { Errors, svcError } from '../util/errors.js';

@@ -1,4 +1,4 @@
-// A JSON Web Key Set fetched from `jwks-uri` (SPEC §11): kept for `jwks-max-age`, fetched again when a token
+// A JSON Web Key Set fetched from `jwks-uri` (docs/bearer-tokens.md): kept for `jwks-max-age`, fetched again when a token
 // names an unknown `kid` (key rotation), but never more than once per `jwks-cooldown`, and concurrent misses
 // share one fetch, so a flood of tokens with random kids cannot hammer the key server. When the server is
 // down, keys already fetched keep working; without them, requests get 503 until it is back.

@@ -1,4 +1,4 @@
-// The key a profile verifies tokens with (SPEC §11), made once at startup: a secret's bytes, a PEM public
+// The key a profile verifies tokens with (docs/bearer-tokens.md), made once at startup: a secret's bytes, a PEM public
 // key (or certificate), a JWKS file, or a JWKS fetched from `jwks-uri`.
 import { createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';

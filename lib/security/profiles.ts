@@ -1,4 +1,4 @@
-// OAuth profiles (`svc.oauth.<profile>.*`, SPEC §11): read once at startup and checked, so that a profile a
+// OAuth profiles (`svc.oauth.<profile>.*`, docs/bearer-tokens.md): read once at startup and checked, so that a profile a
 // request would find incomplete fails startup instead, naming the profile and the key.
 import { resolve } from 'node:path';
 import { Errors, svcError } from '../util/errors.js';

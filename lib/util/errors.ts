@@ -11,7 +11,7 @@ export interface ErrorDef {
   readonly exitCode?: number;
 }
 
-/** One violation listed in a problem body's `errors` array (SPEC §6). */
+/** One violation listed in a problem body's `errors` array (docs/errors.md). */
 export interface Violation {
   in: 'body' | 'query' | 'path' | 'header' | 'cookie';
   name: string;
@@ -132,18 +132,19 @@ export interface ProblemBody {
   status: number;
   detail: string;
   errors?: Violation[];
+  /** The catalogue's code (docs/errors.md): what a client can act on without reading `detail`. */
+  code: string;
   /** The request id (X-Request-Id) of the request answered with this problem. */
   instance?: string;
 }
 
 /** RFC 9457 body for a status and detail text. */
-export function problemBody(status: number, detail: string, errors?: Violation[]): ProblemBody {
-  const body: ProblemBody = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail };
-  if (errors && errors.length > 0) body.errors = errors;
-  return body;
+export function problemBody(code: string, status: number, detail: string, errors?: Violation[]): ProblemBody {
+  const title = STATUS_CODES[status] ?? 'Error';
+  return errors && errors.length > 0 ? { type: 'about:blank', title, status, detail, errors, code } : { type: 'about:blank', title, status, detail, code };
 }
 
 /** Serialized problem body for a catalogue entry that takes no arguments; computed once. */
 export function staticProblem(d: ErrorDef): Buffer {
-  return Buffer.from(JSON.stringify(problemBody(d.status, d.message)));
+  return Buffer.from(JSON.stringify(problemBody(d.code, d.status, d.message)));
 }

@@ -1,4 +1,4 @@
-// The validation feature (SPEC §8). With `clientRequestValidation: true` every operation (routed, mocked or
+// The validation feature (docs/validation.md). With `clientRequestValidation: true` every operation (routed, mocked or
 // ignored) checks its requests before anything else runs, in this order, the first failing class deciding:
 //   415  a body whose Content-Type the operation does not declare;
 //   406  an Accept header none of the declared response media types satisfies;

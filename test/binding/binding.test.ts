@@ -325,7 +325,7 @@ test('unparsable bodies → 400 problems with Camel\'s texts', async () => {
     const json = await fetch(`${origin}${API}/pet`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"id":' });
     assert.equal(json.status, 400);
     assert.equal(json.headers.get('content-type'), 'application/problem+json');
-    assert.deepEqual(await json.json(), { type: 'about:blank', title: 'Bad Request', status: 400, detail: 'Invalid JSon payload.', instance: json.headers.get('x-request-id') });
+    assert.deepEqual(await json.json(), { type: 'about:blank', title: 'Bad Request', status: 400, detail: 'Invalid JSon payload.', code: 'SVC_INVALID_JSON', instance: json.headers.get('x-request-id') });
     const xml = await fetch(`${origin}${API}/pet`, { method: 'PUT', headers: { 'content-type': 'application/xml' }, body: '<pet><id>1</pet>' });
     assert.equal(xml.status, 400);
     assert.equal((await xml.json()).detail, 'Invalid XML payload.');

@@ -43,7 +43,7 @@ test('a route throwing a value that cannot even be described (a Proxy, a throwin
       const res = await fetch(`${running.origin}${path}`, { method, body: method === 'POST' ? '{}' : undefined, headers: { 'content-type': 'application/json' } });
       assert.equal(res.status, 500, path);
       assert.equal(res.headers.get('content-type'), 'application/problem+json');
-      assert.deepEqual(await res.json(), { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: Errors.ROUTE_FAILED.message, instance: res.headers.get('x-request-id') });
+      assert.deepEqual(await res.json(), { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: Errors.ROUTE_FAILED.message, code: 'SVC_ROUTE_FAILED', instance: res.headers.get('x-request-id') });
     }
     assert.equal(running.logger.lines.filter((l) => l.startsWith('ERROR GET /pet/{petId} (direct:getPetById) failed: ')).length, 1);
     assert.equal((await fetch(`${running.origin}/api/v3/user/logout`)).status, 204, 'still serving');

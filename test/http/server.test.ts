@@ -53,7 +53,7 @@ test('a body over svc.server.maxBodySize is a 413 problem with Connection: close
     assert.match(declared.received, /\r\nconnection: close\r\n/i);
     assert.match(declared.received, /\r\ncontent-type: application\/problem\+json\r\n/i);
     const id = /\r\nx-request-id: ([^\r]+)\r\n/i.exec(declared.received)?.[1];
-    assert.ok(declared.received.endsWith(`{"type":"about:blank","title":"Payload Too Large","status":413,"detail":"The request body exceeds the limit of 1000 bytes.","instance":"${id}"}`), declared.received);
+    assert.ok(declared.received.endsWith(`{"type":"about:blank","title":"Payload Too Large","status":413,"detail":"The request body exceeds the limit of 1000 bytes.","code":"SVC_BODY_TOO_LARGE","instance":"${id}"}`), declared.received);
     // Chunked and endless: refused once the limit is crossed, and the server closes the connection.
     const chunked = await rawUpload(port, 'POST /api/v3/pet HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', `40\r\n${'y'.repeat(64)}\r\n`);
     assert.match(chunked.received, /^HTTP\/1\.1 413 Payload Too Large\r\n/);

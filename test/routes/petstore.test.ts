@@ -67,7 +67,7 @@ test('an unknown path is a 404 problem', async () => {
     const res = await fetch(petstore.origin + path);
     assert.equal(res.status, 404, path);
     assert.equal(res.headers.get('content-type'), 'application/problem+json');
-    assert.deepEqual(await res.json(), { type: 'about:blank', title: 'Not Found', status: 404, detail: Errors.NOT_FOUND.message, instance: res.headers.get('x-request-id') });
+    assert.deepEqual(await res.json(), { type: 'about:blank', title: 'Not Found', status: 404, detail: Errors.NOT_FOUND.message, code: 'SVC_NOT_FOUND', instance: res.headers.get('x-request-id') });
   }
 });
 
@@ -179,7 +179,7 @@ test('a throwing route is a 500 problem without the stack; the stack goes to the
       assert.equal(res.headers['content-type'], 'application/problem+json');
       assert.equal(res.headers['x-fine'], undefined, 'headers of the failed answer are not sent with the problem');
       const text = res.body;
-      assert.deepEqual(JSON.parse(text), { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: Errors.ROUTE_FAILED.message, instance: res.headers['x-request-id'] });
+      assert.deepEqual(JSON.parse(text), { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: Errors.ROUTE_FAILED.message, code: 'SVC_ROUTE_FAILED', instance: res.headers['x-request-id'] });
       assert.doesNotMatch(text, /exploded|secret-host|async failure|at .*\.ts/);
     }
     // A header no answer can carry (docs/security.md) is left out with a WARN; the route's answer stands.

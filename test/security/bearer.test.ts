@@ -103,7 +103,7 @@ test('no Authorization header: 401 with WWW-Authenticate: Bearer and a problem b
     assert.equal(res.status, 401);
     assert.equal(res.challenge, 'Bearer');
     assert.equal(res.type, 'application/problem+json');
-    assert.deepEqual(res.body, { type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'The request has no bearer token.', instance: res.requestId });
+    assert.deepEqual(res.body, { type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'The request has no bearer token.', code: 'SVC_UNAUTHORIZED', instance: res.requestId });
   } finally {
     await running.close();
   }
@@ -164,7 +164,7 @@ test('tokens that fail verification: 401 with WWW-Authenticate: Bearer error="in
       const res = await get(running, { authorization: `Bearer ${jwt}` });
       assert.equal(res.status, 401, name);
       assert.equal(res.challenge, `Bearer error="invalid_token", error_description="${description}"`, name);
-      assert.deepEqual(res.body, { type: 'about:blank', title: 'Unauthorized', status: 401, detail: description, instance: res.requestId }, name);
+      assert.deepEqual(res.body, { type: 'about:blank', title: 'Unauthorized', status: 401, detail: description, code: 'SVC_UNAUTHORIZED', instance: res.requestId }, name);
     }
   } finally {
     await running.close();
@@ -213,7 +213,7 @@ test('a token without exp is refused by default (it would never expire); require
     assert.equal(refused.status, 401);
     const description = 'The token has no expiry (exp claim); this issuer profile requires one.';
     assert.equal(refused.challenge, `Bearer error="invalid_token", error_description="${description}"`);
-    assert.deepEqual(refused.body, { type: 'about:blank', title: 'Unauthorized', status: 401, detail: description, instance: refused.requestId });
+    assert.deepEqual(refused.body, { type: 'about:blank', title: 'Unauthorized', status: 401, detail: description, code: 'SVC_UNAUTHORIZED', instance: refused.requestId });
     assert.equal((await get(strict, { authorization: `Bearer ${await token(key, { claims: { scope: 'pets:read' } })}` })).status, 200, 'with exp: accepted');
     const accepted = await get(lenient, { authorization: `Bearer ${endless}` });
     assert.equal(accepted.status, 200, JSON.stringify(accepted.body));

@@ -83,7 +83,7 @@ test('a JWKS server that is down: 503 problem, and tokens pass again once it is 
     assert.equal(down.status, 503);
     assert.equal(down.type, 'application/problem+json');
     assert.equal(down.challenge, null);
-    assert.deepEqual(JSON.parse(down.body), { type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The key source for token validation is unavailable.', instance: down.requestId });
+    assert.deepEqual(JSON.parse(down.body), { type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The key source for token validation is unavailable.', code: 'SVC_KEYS_UNAVAILABLE', instance: down.requestId });
     assert.ok(running.logger.lines.some((l) => l.startsWith('WARN JWKS http://127.0.0.1:') && l.includes('unavailable')), running.logger.lines.join('\n'));
     await jwks.up();
     await sleep(150); // past the retry delay after a failed fetch

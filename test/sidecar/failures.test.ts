@@ -40,7 +40,7 @@ test('a refused connection and a reset are 502, a backend that does not answer w
     assert.equal((await problem(reset)).detail, 'The backend could not be reached.');
     const slow = await fetch(`${running.origin}/api/v3/pet/findByStatus?status=sold`);
     assert.equal(slow.status, 504);
-    assert.deepEqual(await problem(slow), { type: 'about:blank', title: 'Gateway Timeout', status: 504, detail: 'The backend did not answer in time.', instance: slow.headers.get('x-request-id') });
+    assert.deepEqual(await problem(slow), { type: 'about:blank', title: 'Gateway Timeout', status: 504, detail: 'The backend did not answer in time.', code: 'SVC_BACKEND_TIMEOUT', instance: slow.headers.get('x-request-id') });
     const logged = running.logger.lines.filter((l) => l.startsWith('ERROR'));
     assert.deepEqual(
       logged.map((l) => l.replace(/^ERROR \S+ \S+ \(direct:\w+\) failed: /, '').replace(/ECONNREFUSED .*|ECONNRESET .*/, (m) => m.split(' ')[0]!)),

@@ -1,5 +1,5 @@
 // Plain string and integer parameters in the path and a form query are known valid from their text alone
-// (lib/parameters/simple-parameters.ts); everything else goes to the full check. The same requests against
+// (lib/parameters/fast-path.ts); everything else goes to the full check. The same requests against
 // the same contract, once with plain schemas and once with a no-op keyword that forces the full check, must
 // get the same answers, errors included; and a route sees the same headers.
 import { test, before, after } from 'node:test';

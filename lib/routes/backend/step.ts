@@ -1,5 +1,5 @@
 // `to: http(s)://...`: forwards the exchange to a backend like a proxy (RFC 9110 §7.6) and makes its
-// answer the exchange's (SPEC §4). The parts live in lib/routes/backend/.
+// answer the exchange's (docs/routes.md). The parts live in lib/routes/backend/.
 import type { Exchange } from '../../message/exchange.js';
 import { forwardToBackend } from './call.js';
 import type { BackendContext } from './context.js';

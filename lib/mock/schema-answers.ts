@@ -1,4 +1,4 @@
-// One declared response answered from its schema (SPEC §7 step 2, when it has no example): the body per
+// One declared response answered from its schema (docs/mocking.md, when it has no example): the body per
 // media type and the declared response headers. Static answers are made on first use and kept as bytes;
 // dynamic ones are generated per request from the caller's seeded source.
 import { contractSchemas } from '../schema/deref.js';

@@ -61,7 +61,7 @@ export function startCli(command: string, args: string[], options: { cwd: string
   child.stderr!.on('data', (d: Buffer) => (output.stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   const listening = async (): Promise<string> => {
-    for (const deadline = Date.now() + 30_000; ; ) {
+    for (const deadline = Date.now() + 120_000; ; ) {
       const port = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/m.exec(output.stdout)?.[1];
       if (port !== undefined) return `http://127.0.0.1:${port}`;
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no listening line: ${output.stdout} ${output.stderr}`);

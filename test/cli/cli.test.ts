@@ -30,7 +30,7 @@ const run = (args: string[], cwd?: string): Promise<Finished> => start(args, cwd
 
 /** Waits until the CLI prints its `listening on` line; returns the origin. */
 async function listening(output: { stdout: string; stderr: string }, done: Promise<Finished>): Promise<string> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   let exited: Finished | undefined;
   void done.then((f) => (exited = f));
   for (;;) {

@@ -39,7 +39,7 @@ test('HEALTHCHECK asks the management port set in the shipped properties; passes
   const env = { SVC_HEALTHCHECK_FILE: file };
   try {
     assert.equal(await runCheck(script, env), 1, 'no file yet: not healthy');
-    for (const deadline = Date.now() + 15_000; !existsSync(file); ) {
+    for (const deadline = Date.now() + 60_000; !existsSync(file); ) {
       if (Date.now() > deadline || cli.child.exitCode !== null) throw new Error(`no health file: ${cli.output.stdout} ${cli.output.stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

@@ -74,7 +74,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function run(command: string, args: string[], cwd: string, env = ENV, timeout = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(command: string, args: string[], cwd: string, env = ENV, timeout = 300_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout });
     let stdout = '';
@@ -85,9 +85,9 @@ function run(command: string, args: string[], cwd: string, env = ENV, timeout = 
   });
 }
 
-/** Resolves once 127.0.0.1:port accepts a connection (at most 10 s). */
+/** Resolves once 127.0.0.1:port accepts a connection (a ceiling of 60 s against a hang, not a measure). */
 async function accepting(port: number): Promise<void> {
-  for (const deadline = Date.now() + 10_000; ; ) {
+  for (const deadline = Date.now() + 60_000; ; ) {
     const open = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => resolve(true)).on('error', () => resolve(false));
       socket.setTimeout(1000, () => socket.destroy());
@@ -114,7 +114,7 @@ async function serve(script: string, cwd: string, env: NodeJS.ProcessEnv): Promi
     }
     await closed;
   };
-  for (const deadline = Date.now() + 30_000; ; ) {
+  for (const deadline = Date.now() + 120_000; ; ) {
     const port = /listening on http:\/\/[^:\s]+:(\d+)/.exec(output)?.[1];
     if (port !== undefined) return { origin: `http://127.0.0.1:${port}`, stop };
     if (Date.now() > deadline || child.exitCode !== null) {

@@ -70,7 +70,7 @@ test('a request body slower than requestTimeout is a 408 problem, sent when the 
     const head = 'POST /api/v3/pet HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n';
     const { received, ms } = await rawExchange(port, [head, 'a', 'b', 'c', 'd'], 50);
     assertProblem(received, '408 Request Timeout', 'The request was not received within the time limit.');
-    assert.ok(ms >= 250 && ms < 1500, `answered after ${ms} ms`);
+    assert.ok(ms >= 250 && ms < 10_000, `answered after ${ms} ms`);
     assert.equal((await fetch(`${running.origin}/api/v3/user/logout`)).status, 204, 'the server is still healthy');
   } finally {
     await running.close();
@@ -84,7 +84,7 @@ test('headers slower than headersTimeout are a 408 problem, even while the clien
     const drip = Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: y\r\n`);
     const { received, ms } = await rawExchange(port, ['GET /api/v3/user/logout HTTP/1.1\r\nHost: x\r\n', ...drip], 25);
     assertProblem(received, '408 Request Timeout', 'The request was not received within the time limit.');
-    assert.ok(ms >= 150 && ms < 1500, `answered after ${ms} ms`);
+    assert.ok(ms >= 150 && ms < 4500, `answered after ${ms} ms`);
   } finally {
     await running.close();
   }

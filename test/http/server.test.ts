@@ -58,7 +58,7 @@ test('a body over svc.server.maxBodySize is a 413 problem with Connection: close
     const chunked = await rawUpload(port, 'POST /api/v3/pet HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', `40\r\n${'y'.repeat(64)}\r\n`);
     assert.match(chunked.received, /^HTTP\/1\.1 413 Payload Too Large\r\n/);
     assert.match(chunked.received, /\r\nconnection: close\r\n/i);
-    assert.ok(chunked.ms < 4000, `closed after ${chunked.ms} ms`);
+    assert.ok(chunked.ms < 20_000, `closed after ${chunked.ms} ms`);
     // fetch with a body far over the limit gets the answer, not a socket error.
     const big = await fetch(`${running.origin}/api/v3/pet`, { method: 'POST', body: Buffer.alloc(4 * 1024 * 1024, 97), headers: { 'content-type': 'application/json' } });
     assert.equal(big.status, 413);
@@ -153,7 +153,7 @@ test('stop(): in-flight requests finish, new connections are refused, idle keep-
     assert.match(both.slice(both.indexOf('HTTP/1.1 204')), /\r\nconnection: close\r\n/i, 'a request arriving while stopping is told the connection closes');
     await stopped;
     const took = Date.now() - started;
-    assert.ok(took >= 200 && took < 2000, `stop took ${took} ms`);
+    assert.ok(took >= 200 && took < 10_000, `stop took ${took} ms`);
   } finally {
     agent.destroy();
     await running.close();

@@ -28,7 +28,7 @@ function cli(args: string[], env: Record<string, string>): Cli {
   let code: number | null | undefined;
   const exited = new Promise<number | null>((resolve) => child.on('close', (c) => resolve((code = c))));
   const waitFor = async (pattern: RegExp): Promise<RegExpExecArray> => {
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 60_000;
     for (;;) {
       const m = pattern.exec(stdout);
       if (m) return m;
@@ -43,7 +43,7 @@ function cli(args: string[], env: Record<string, string>): Cli {
 
 /** Polls `check` until it is true (the server decides when; no timing is asserted). */
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`never: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -285,7 +285,7 @@ test('the token never reaches a to: http backend or a log line, accepted or not'
   }
 });
 
-test('a request refused for its token is answered without waiting for its body, and the connection is closed', { timeout: 10_000 }, async () => {
+test('a request refused for its token is answered without waiting for its body, and the connection is closed', { timeout: 60_000 }, async () => {
   const running = await serve(config(RSA_PROFILE), { env: {} });
   const port = Number(new URL(running.origin).port);
   try {

@@ -98,7 +98,7 @@ test('a project installing the packed package with production dependencies only 
   const exchange = readFileSync(join(app, 'node_modules/svc-facade/dist/message/exchange.d.ts'), 'utf8');
   assert.doesNotMatch(exchange, /LazyRequestHeaders|NEEDS_FILL/);
 
-  const ran = spawnSync(process.execPath, ['out/app.js'], { cwd: app, encoding: 'utf8', timeout: 30_000 });
+  const ran = spawnSync(process.execPath, ['out/app.js'], { cwd: app, encoding: 'utf8', timeout: 120_000 });
   assert.equal(ran.status, 0, ran.stderr);
   assert.deepEqual(JSON.parse(ran.stdout), {
     found: [200, { id: 7, name: 'Rex', photoUrls: [], status: 'available' }],

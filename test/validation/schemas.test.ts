@@ -287,7 +287,7 @@ test('a catastrophic contract pattern cannot hang a request', async () => {
     const elapsed = performance.now() - started;
     assert.equal(res.status, 400);
     assert.deepEqual(where(res).sort(), ['body:s /s', 'body:t /t']);
-    assert.ok(elapsed < 1000, `answered in ${elapsed.toFixed(0)} ms`);
+    assert.ok(elapsed < 5000, `answered in ${elapsed.toFixed(0)} ms`);
     assert.equal((await call(r, 'POST', '/things', json({ s: 'a'.repeat(50_000), t: 'abc@' }))).status, 200);
   } finally {
     await r.close();

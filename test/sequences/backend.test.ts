@@ -47,7 +47,7 @@ async function relay(backend: string) {
   return serve([join(dir, 'routes.yaml')], { env: {} });
 }
 
-test('an endless event stream from the backend reaches the client as it comes; the client leaving stops the backend call', { timeout: 20_000 }, async () => {
+test('an endless event stream from the backend reaches the client as it comes; the client leaving stops the backend call', { timeout: 120_000 }, async () => {
   let backendGone!: () => void;
   const gone = new Promise<void>((resolve) => (backendGone = resolve));
   const backend = await backendServer((_req, res) => {
@@ -78,7 +78,7 @@ test('an endless event stream from the backend reaches the client as it comes; t
   }
 });
 
-test('a backend item that does not conform, or cannot be read, cuts the stream: none of its bytes, nor any after, reach the client', { timeout: 20_000 }, async () => {
+test('a backend item that does not conform, or cannot be read, cuts the stream: none of its bytes, nor any after, reach the client', { timeout: 120_000 }, async () => {
   for (const [body, logged] of [
     ['{"n":1}\n{"n":-1}\n{"n":2}\n', '/1/n item 1: must be >= 0'],
     ['{"n":1}\n{oops\n', '/1 item 1 is not valid JSON'],

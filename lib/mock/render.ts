@@ -4,6 +4,7 @@
 import { stringify as stringifyYaml } from 'yaml';
 import { writeXml, type Deref, type Schema } from '../codec/xml.js';
 import { essence, isJsonMediaType, isXmlMediaType, isYamlMediaType } from '../http/negotiation.js';
+import { IMAGE_RANGE_TYPE, sampleFile } from './sample-files.js';
 
 /**
  * A ready response body and its Content-Type. Text stays a string where it is lossless: node writes a
@@ -28,7 +29,11 @@ export function renderBody(value: unknown, mediaType: string, schema: unknown, d
   const ready = typeof value === 'string' && stringIsDocument;
   if (isXmlMediaType(type)) return { payload: ready ? value : writeXml(value, schema as Schema | undefined, { deref }), type };
   if (isYamlMediaType(type)) return { payload: ready ? value : stringifyYaml(value), type };
-  if (typeof value === 'string') return { payload: value, type };
+  if (typeof value === 'string') {
+    // Text cannot stand for an image or a PDF: such a body is a small valid file of the type.
+    const file = sampleFile(type);
+    return { payload: file !== undefined && !file.subarray(0, 4).equals(Buffer.from(value.slice(0, 4), 'latin1')) ? file : value, type };
+  }
   if ((typeof value === 'number' || typeof value === 'boolean') && essence(type).startsWith('text/')) return { payload: String(value), type };
   return undefined;
 }
@@ -43,7 +48,7 @@ const TEXT = 'text/plain; charset=utf-8';
 
 /**
  * A wildcard range (`*\/*`, `application/*`) is no Content-Type: name a type inside the range that the
- * value can be written in, or undefined when there is none (`image/*`: no type of ours is an image).
+ * value can be written in, or undefined when there is none. `image/*` is answered with a small PNG.
  */
 function producedType(mediaType: string, value: unknown): string | undefined {
   if (!mediaType.includes('*')) return mediaType;
@@ -52,5 +57,6 @@ function producedType(mediaType: string, value: unknown): string | undefined {
   if (range === '*/*') return isText ? TEXT : 'application/json';
   if (range === 'application/*') return isText ? 'application/octet-stream' : 'application/json';
   if (range === 'text/*') return TEXT;
+  if (range === 'image/*' && isText) return IMAGE_RANGE_TYPE;
   return undefined;
 }

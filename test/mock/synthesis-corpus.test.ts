@@ -30,7 +30,6 @@ after(() => agent.destroy());
  * still occur (a fixed one is to be removed from here), and nothing else may fail.
  */
 const KNOWN_FAILURES = new Map<string, string>([
-  ['GET /api/blobs/{id}/download/{filename} (getBlobById): status 406', 'intellifi: the only media type is image/*'],
   ['GET /v2/documents/{id}/download (downloadDocServiceDocument): media type application/problem+json', 'telnyx: the only media type is "*"'],
   ['GET /v2/whatsapp_media/{whatsapp_user_id}/{media_id} (GENOPID_GET.whatsapp_media._whatsapp_user_id_._media_id_): media type application/problem+json', 'telnyx: the only media type is "*"'],
 ]);

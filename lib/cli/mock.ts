@@ -17,6 +17,7 @@ request validation on and no configuration file.
 Options:
   --port N      listen on port N (0: any free port; default svc.server.port or 8080)
   --host H      listen on host H (default svc.server.host or 0.0.0.0)
+  --base-path P serve under the base path P (default: the contract's first server URL's path)
   --dynamic     fresh data from the schemas on every request (as Prefer: dynamic=true)
   --watch       reload when the contract, a file it $refs or a mock file changes (docs/watch.md)
   --help        print this help
@@ -30,6 +31,8 @@ export interface MockArgs {
   dev: boolean;
   dynamic: boolean;
   watch?: boolean;
+  /** `--base-path`: the base path every operation is served under, instead of the contract's. */
+  basePath?: string | undefined;
 }
 
 export function parseMockArgs(argv: readonly string[]): MockArgs | 'help' {
@@ -37,6 +40,7 @@ export function parseMockArgs(argv: readonly string[]): MockArgs | 'help' {
   let host: string | undefined;
   let dynamic = false;
   let watch = false;
+  let basePath: string | undefined;
   const contracts: string[] = [];
   const help = walkArgs(argv, (flag, value): 'help' | undefined => {
     if (flag === '--help' || flag === '-h') return 'help';
@@ -44,13 +48,14 @@ export function parseMockArgs(argv: readonly string[]): MockArgs | 'help' {
     else if (flag === '--host') host = value();
     else if (flag === '--dynamic') dynamic = true;
     else if (flag === '--watch') watch = true;
-    else if (flag.startsWith('-')) throw svcError(Errors.CLI_USAGE, `unknown option ${flag} for mock; allowed: --port, --host, --dynamic, --watch, --help`);
+    else if (flag === '--base-path') basePath = value();
+    else if (flag.startsWith('-')) throw svcError(Errors.CLI_USAGE, `unknown option ${flag} for mock; allowed: --port, --host, --base-path, --dynamic, --watch, --help`);
     else contracts.push(flag);
     return undefined;
   });
   if (help !== undefined) return help;
   if (contracts.length !== 1) throw svcError(Errors.CLI_USAGE, `mock takes one contract, got ${contracts.length === 0 ? 'none' : contracts.join(' ')} (try svc-facade mock --help)`);
-  return { contract: contracts[0]!, port, host, dev: false, dynamic, watch };
+  return { contract: contracts[0]!, port, host, dev: false, dynamic, watch, basePath };
 }
 
 /** The configuration of a mock: the contract, every operation mocked, requests validated; environment variables apply. */
@@ -67,6 +72,8 @@ export function mockConfig(args: MockArgs, env: NodeJS.ProcessEnv = process.env)
   setOption(config, 'openApi', 'specification', location, source);
   setOption(config, 'openApi', 'missingOperation', 'mock', source);
   if (args.dynamic) setOption(config, 'openApi', 'mockDynamic', true, source);
+  // Highest of the base path's sources, as svc.component.rest-openapi.base-path is for a configuration.
+  if (args.basePath !== undefined) config.componentBasePath = args.basePath;
   if (config.rest.clientRequestValidation === undefined) setOption(config, 'rest', 'clientRequestValidation', true, source);
   return config;
 }

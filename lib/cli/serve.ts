@@ -101,6 +101,8 @@ export async function serve(parsed: CliArgs | MockArgs): Promise<void> {
   process.on('SIGTERM', stop).on('SIGINT', stop);
   if (!quiet && facade.managementAddress) logger.info(`health and metrics on ${url(facade.managementAddress)}`);
   if (!quiet) logger.info(`listening on ${url(address)}`);
+  // The mock has no configuration to read the base path from: say where its operations are.
+  if (!quiet && 'contract' in parsed) logger.info(`mock: ${facade.operations.length} operation(s) served under ${url(address)}${facade.basePath.replace(/\/$/, '')}`);
   // For the container image's HEALTHCHECK (dist/healthcheck.js): where health is served, as configured.
   if (!quiet && process.env.SVC_HEALTHCHECK_FILE) writeHealthcheckFile(process.env.SVC_HEALTHCHECK_FILE, config, address, facade.managementAddress);
   if (parsed.watch) {

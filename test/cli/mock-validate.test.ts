@@ -134,7 +134,7 @@ test('mock: the command line is checked (exit code 2) and a contract that cannot
   const two = await run(['mock', 'a.yaml', 'b.yaml'], dir);
   assert.deepEqual([two.code, two.stderr], [2, 'svc-facade: mock takes one contract, got a.yaml b.yaml (try svc-facade mock --help)\n']);
   const unknown = await run(['mock', 'items.yaml', '--watch-me'], dir);
-  assert.deepEqual([unknown.code, unknown.stderr], [2, 'svc-facade: unknown option --watch-me for mock; allowed: --port, --host, --dynamic, --watch, --help\n']);
+  assert.deepEqual([unknown.code, unknown.stderr], [2, 'svc-facade: unknown option --watch-me for mock; allowed: --port, --host, --base-path, --dynamic, --watch, --help\n']);
   const badPort = await run(['mock', 'items.yaml', '--port', 'x'], dir);
   assert.equal(badPort.code, 2);
   assert.match(badPort.stderr, /^svc-facade: --port: option server\.port has invalid value "x"/);
@@ -200,5 +200,54 @@ paths:
 test('validate: no contract or an unknown option is exit code 2', async () => {
   assert.deepEqual(await run(['validate'], ROOT), { code: 2, stdout: '', stderr: 'svc-facade: validate takes one or more contracts (try svc-facade validate --help)\n' });
   const unknown = await run(['validate', '--strict', PETSTORE], ROOT);
-  assert.deepEqual([unknown.code, unknown.stderr], [2, 'svc-facade: unknown option --strict for validate; allowed: --help\n']);
+  assert.deepEqual([unknown.code, unknown.stderr], [2, 'svc-facade: unknown option --strict for validate; allowed: --base-path, --help\n']);
+});
+
+const MUSEUM_LIKE = `openapi: 3.0.3
+info: { title: Museum, version: '1' }
+servers: [{ url: 'https://redocly.com/_mock/docs/openapi/museum-api' }]
+paths:
+  /museum-hours:
+    get:
+      operationId: getMuseumHours
+      parameters:
+        - { name: startDate, in: query, schema: { type: string, format: fancy-date } }
+      responses:
+        '200':
+          description: hours
+          content:
+            application/json:
+              schema: { type: object, properties: { id: { type: string, format: shiny-id } } }
+              example: { format: not-a-format }
+`;
+
+test('mock --base-path serves under the given base path and says where; validate --base-path lists the paths under it', async () => {
+  const dir = tempDir({ 'museum.yaml': MUSEUM_LIKE });
+  const cli = startCli(process.execPath, [MAIN, 'mock', 'museum.yaml', '--base-path', '/museum', '--port', '0', '--host', '127.0.0.1'], { cwd: dir, env: ENV });
+  try {
+    const origin = await cli.listening();
+    assert.match(cli.output.stdout, /^GET \/museum\/museum-hours -> direct:getMuseumHours \[mock\]$/m);
+    assert.equal((await fetch(`${origin}/museum/museum-hours`)).status, 200);
+    assert.equal((await fetch(`${origin}/_mock/docs/openapi/museum-api/museum-hours`)).status, 404, 'the contract\'s own base path gave way');
+    for (let i = 0; i < 200 && !/served under/.test(cli.output.stdout); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    assert.match(cli.output.stdout, new RegExp(`mock: 1 operation\\(s\\) served under ${origin.replace(/[.]/g, '\\.')}/museum$`, 'm'));
+    cli.child.kill('SIGTERM');
+    assert.equal(await cli.exited, 0, cli.output.stderr);
+  } finally {
+    cli.child.kill('SIGKILL');
+  }
+  const listed = await run(['validate', '--base-path', '/museum', 'museum.yaml'], dir);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /base path \/museum\n/);
+  assert.match(listed.stdout, /^ {2}GET \/museum\/museum-hours -> direct:getMuseumHours$/m);
+});
+
+test('validate compiles every schema now: what the server would warn about at the first request (an unknown format) is listed', async () => {
+  const dir = tempDir({ 'museum.yaml': MUSEUM_LIKE });
+  const listed = await run(['validate', 'museum.yaml'], dir);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /^ {2}warning: validation: unknown format "fancy-date" is not checked$/m);
+  assert.match(listed.stdout, /^ {2}warning: validation: unknown format "shiny-id" is not checked$/m);
+  assert.doesNotMatch(listed.stdout, /not-a-format/, 'an example\'s data is no schema');
+  assert.match(listed.stdout, /museum\.yaml: ok \(2 warning\(s\)\)$/m);
 });

@@ -13,6 +13,12 @@ function find(dir) {
   });
 }
 
+// A ceiling, so a test that hangs (a server left open, a promise never settled) fails instead of stalling CI
+// until its own limit. Node 20 applies --test-timeout to each test file as a whole (a file's process is
+// killed and its test reported "timed out"), so it is set well above the slowest file on a busy machine
+// (the examples, the docs' snippets, npm pack).
+const CEILING_MS = 600_000;
+
 const files = process.argv.length > 2 ? process.argv.slice(2) : find('test').sort();
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${CEILING_MS}`, ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -140,6 +140,34 @@ test('watch(): a save (also by rename, as editors do) is served within 500 ms; a
   assert.equal(logger.lines.length, lines, logger.lines.slice(lines).join('\n'));
 });
 
+test('watch(): after a good reload the watch list is the new version\'s: a file the contract now $refs is watched', async () => {
+  const dir = project();
+  const running = await serve([join(dir, 'config.yaml'), join(dir, 'routes.mjs')], { env: {} });
+  const { facade, origin, logger } = running;
+  const until = async (what: string, check: () => Promise<boolean>): Promise<void> => {
+    for (const start = Date.now(); !(await check()); await new Promise((resolve) => setTimeout(resolve, 5))) {
+      if (Date.now() - start > 5000) throw new Error(`${what}: not within 5 s; log: ${logger.lines.join('\n')}`);
+    }
+  };
+  try {
+    facade.watch();
+    // The file exists before the contract names it, so this reload succeeds (a failed one would widen the watch to every file).
+    writeFileSync(join(dir, 'other.json'), schemas('other one'));
+    writeFileSync(join(dir, 'contract.json'), contract({ '/a': 'getA', '/slow': 'getSlow' }).replaceAll('schemas.json', 'other.json'));
+    await until('the switch to other.json', async () => (await get(origin, '/a')).body.includes('other one'));
+    assert.ok(!logger.lines.some((line) => line.startsWith('ERROR')), logger.lines.join('\n'));
+    writeFileSync(join(dir, 'other.json'), schemas('other two'));
+    await until('a change in other.json', async () => (await get(origin, '/a')).body.includes('other two'));
+    // And the file it no longer names is not watched: a change there reloads nothing.
+    const lines = logger.lines.length;
+    writeFileSync(join(dir, 'schemas.json'), schemas('not named any more'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(logger.lines.slice(lines), []);
+  } finally {
+    await running.close();
+  }
+});
+
 test('a TypeScript route module is imported anew on reload; a save that does not compile is refused naming the line', async () => {
   const dir = project();
   // The module is CommonJS (no "type": "module" beside it), as is the case under test; it takes RouteBuilder

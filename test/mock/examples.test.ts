@@ -92,6 +92,21 @@ const CONTRACT = {
       delete: { operationId: 'echoDelete', responses: { '200': { description: 'ok' } } },
       options: { operationId: 'echoOptions', responses: { '200': { description: 'ok' } } },
     },
+    // Bytes no parser reads: echoed only where the schema is a plain string, which any bytes satisfy.
+    '/bytes': {
+      post: {
+        operationId: 'bytesPost',
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/octet-stream': { schema: { type: 'string', maxLength: 4 }, example: 'abcd' },
+              'image/png': { schema: { type: 'string', format: 'binary' } },
+            },
+          },
+        },
+      },
+    },
     // Petstore's DELETE /store/order/{orderId}: no success response, only errors without content.
     '/errors-only': { delete: { operationId: 'errorsOnly', responses: { '404': { description: 'missing' }, '400': { description: 'bad' } } } },
     // Petstore's PUT /user/{username}: only `default`, without content.
@@ -325,6 +340,19 @@ test('a body the response does not declare, or its schema refuses, is not echoed
     assert.equal(res.headers.get('content-type'), 'application/json', body);
     assert.deepEqual(await res.json(), { kept: 'the example' }, body);
   }
+});
+
+test('bytes no parser reads (octet-stream, image/*) are echoed only where the response schema is a plain string: a maxLength the bytes break answers the example (docs/mocking.md)', async () => {
+  const bytes = Buffer.from('twenty-four bytes, long.');
+  assert.equal(bytes.length, 24);
+  const png = await fetch(`${app.origin}/api/bytes`, { method: 'POST', headers: { 'content-type': 'image/png' }, body: bytes });
+  assert.equal(png.status, 200);
+  assert.equal(png.headers.get('content-type'), 'image/png');
+  assert.deepEqual(Buffer.from(await png.arrayBuffer()), bytes, 'format: binary, no other constraint: echoed');
+  const limited = await fetch(`${app.origin}/api/bytes`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: bytes });
+  assert.equal(limited.status, 200);
+  assert.equal(limited.headers.get('content-type'), 'application/octet-stream');
+  assert.equal(await limited.text(), 'abcd', 'maxLength: 4 cannot hold 24 bytes: the example, not the echo');
 });
 
 test('the echo is never sent in a type the client does not accept: Accept: application/xml on a JSON write answers XML', async () => {

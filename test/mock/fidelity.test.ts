@@ -13,8 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as stringifyYaml, parse as parseYaml } from 'yaml';
-import { OpenAPIBackend, OpenAPIValidator, SetMatchType, ValidationContext, type Operation as JudgedOperation } from 'openapi-backend';
-import formatsModule, { type FormatsPlugin } from 'ajv-formats';
+import { SetMatchType } from 'openapi-backend';
 import { createFacade, type ServedOperation } from '../../lib/index.js';
 import type { Contract } from '../../lib/contract/load.js';
 import type { MediaTypeObject } from '../../lib/contract/operations.js';
@@ -24,6 +23,7 @@ import { exampleSample } from '../../lib/contract/example-objects.js';
 import { Synthesizer } from '../../lib/mock/synthesize.js';
 import { CORPUS, memoryLogger, tempDir } from '../helpers.js';
 import { mapLimit, rawRequest, type RawResponse } from '../fixtures/http.js';
+import { isContractExample, loadJudge, sameParameters, statusMatch, type Judge, type JudgedResponse } from '../fixtures/independent-judge.js';
 
 interface ManifestEntry {
   name: string;
@@ -259,64 +259,6 @@ function scalarText(v: unknown): string {
   return v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
-const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-// ajv-formats is CommonJS: its default export arrives as the module object under some loaders.
-const addFormats = ((formatsModule as unknown as { default?: FormatsPlugin }).default ?? formatsModule) as unknown as FormatsPlugin;
-
-interface Judge {
-  api: OpenAPIBackend;
-  operation(method: string, path: string): JudgedOperation | undefined;
-  /** openapi-backend's response ajv, for JSON and YAML types other than application/json. */
-  check(schema: object, value: unknown): string | undefined;
-}
-
-/**
- * openapi-backend over the contract file (it resolves the `$ref`s itself). It finds operations by
- * operationId, so a single-file contract with operations lacking one is handed over parsed, each given one.
- */
-async function loadJudge(specification: string): Promise<Judge | string> {
-  let definition: string | Record<string, unknown> = specification;
-  const text = readFileSync(specification, 'utf8');
-  const doc = (specification.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) as { paths?: Record<string, Record<string, { operationId?: string } | unknown>> };
-  const anonymous = Object.entries(doc.paths ?? {}).flatMap(([path, item]) => Object.entries(item ?? {}).filter(([method, op]) => HTTP_METHODS.has(method) && op && typeof op === 'object' && (op as { operationId?: string }).operationId === undefined).map(([method, op]) => [`${method} ${path}`, op as { operationId?: string }] as const));
-  if (anonymous.length > 0) {
-    for (const [name, op] of anonymous) op.operationId = name;
-    definition = doc as Record<string, unknown>;
-  }
-  const api = new OpenAPIBackend({
-    definition,
-    quick: true,
-    validate: true,
-    strict: true,
-    ajvOpts: { strict: false, logger: false },
-    customizeAjv: (ajv) => {
-      addFormats(ajv);
-      return ajv;
-    },
-  });
-  try {
-    await api.init();
-  } catch (err) {
-    return (err as Error).message.split('\n')[0]!;
-  }
-  const byKey = new Map(api.router.getOperations().map((o) => [`${o.method.toUpperCase()} ${o.path}`, o]));
-  const ajv = api.validator.getAjv(ValidationContext.Response);
-  const compiled = new WeakMap<object, (value: unknown) => boolean>();
-  return {
-    api,
-    operation: (method, path) => byKey.get(`${method} ${path}`),
-    check(schema, value) {
-      let validate = compiled.get(schema);
-      if (validate === undefined) {
-        const fn = (OpenAPIValidator as unknown as { compileSchema(ajv: unknown, schema: object): ((v: unknown) => boolean) & { errors?: unknown } }).compileSchema(ajv, schema);
-        validate = fn;
-        compiled.set(schema, fn);
-      }
-      return validate(value) ? undefined : JSON.stringify((validate as { errors?: unknown }).errors).slice(0, 300);
-    },
-  };
-}
-
 function judgeAnswer(judge: Judge, contract: string, request: Request, res: RawResponse): void {
   const where = `${contract}: ${request.label} → ${res.status}`;
   const { op } = request;
@@ -410,29 +352,12 @@ function judgeAnswer(judge: Judge, contract: string, request: Request, res: RawR
   else tally.violations.push(message);
 }
 
-/** The response declared for a status (exact, range, `default`): null when the contract declares it so. */
-interface JudgedResponse {
-  content?: Record<string, { schema?: object; example?: unknown; examples?: Record<string, { value?: unknown }> }>;
-}
-
 /** The response SPEC §7 step 2 chooses, computed here from openapi-backend's view of the operation. */
 function chosenResponse(responses: Record<string, JudgedResponse>): JudgedResponse | undefined {
   const codes = Object.keys(responses).filter((c) => /^[1-5]\d\d$/.test(c)).sort();
   const success = codes.find((c) => c.startsWith('2'));
   const key = success ?? (Object.hasOwn(responses, '2XX') ? '2XX' : Object.hasOwn(responses, 'default') ? 'default' : codes[0]);
   return key === undefined ? undefined : responses[key];
-}
-
-function statusMatch<T>(status: number, responses: Record<string, T>): T | undefined {
-  const range = Math.floor(status / 100);
-  const key = [String(status), `${range}XX`, `${range}xx`, 'default'].find((k) => Object.hasOwn(responses, k));
-  return key === undefined ? undefined : responses[key];
-}
-
-/** A declared `application/json;stream=watch` is not answered by a plain `application/json` (nor the reverse). */
-function sameParameters(declared: string, actual: string): boolean {
-  const params = (t: string) => t.split(';').slice(1).map((p) => p.trim().toLowerCase()).filter((p) => !p.startsWith('charset=')).sort().join(';');
-  return params(declared) === params(actual);
 }
 
 function acceptable(accept: string, type: string): boolean {
@@ -445,10 +370,3 @@ function acceptable(accept: string, type: string): boolean {
   });
 }
 
-function isContractExample(value: unknown, media: { example?: unknown; examples?: Record<string, { value?: unknown }>; schema?: object }): boolean {
-  const same = (candidate: unknown) => candidate !== undefined && JSON.stringify(candidate) === JSON.stringify(value);
-  if (same(media.example)) return true;
-  if (Object.values(media.examples ?? {}).some((e) => same(e?.value))) return true;
-  const schema = media.schema as { example?: unknown; examples?: unknown[] } | undefined;
-  return same(schema?.example) || (Array.isArray(schema?.examples) && same(schema.examples[0]));
-}

@@ -55,48 +55,58 @@ test('live, ready and overall health answer JSON on the main port; HEAD has no b
 test('graceful stop on the main port: ready turns 503 during the drain delay while an in-flight request completes', async () => {
   const { routes, open, entered } = gated();
   const app = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes, observe: { drainDelay: '2s' } });
-  const inFlight = fetch(`${app.origin}/api/v3/store/inventory`);
-  await entered;
-  const stopped = app.facade.stop();
-  const ready = await fetch(`${app.origin}/observe/health/ready`);
-  assert.equal(ready.status, 503);
-  const body = (await ready.json()) as { status: string; checks: { name: string; status: string }[] };
-  assert.equal(body.status, 'DOWN');
-  assert.deepEqual(body.checks.find((c) => c.name === 'shutdown'), { name: 'shutdown', status: 'DOWN' });
-  assert.equal((await fetch(`${app.origin}/observe/health`)).status, 503, 'overall health follows readiness');
-  assert.equal((await fetch(`${app.origin}/observe/health/live`)).status, 200, 'still alive: a liveness failure would get the pod killed');
-  open();
-  const res = await inFlight;
-  assert.equal(res.status, 200);
-  assert.deepEqual(await res.json(), { finished: true });
-  await stopped;
-  await assert.rejects(fetch(`${app.origin}/observe/health/ready`), 'the listener is closed after the drain');
+  try {
+    const inFlight = fetch(`${app.origin}/api/v3/store/inventory`);
+    await entered;
+    const stopped = app.facade.stop();
+    const ready = await fetch(`${app.origin}/observe/health/ready`);
+    assert.equal(ready.status, 503);
+    const body = (await ready.json()) as { status: string; checks: { name: string; status: string }[] };
+    assert.equal(body.status, 'DOWN');
+    assert.deepEqual(body.checks.find((c) => c.name === 'shutdown'), { name: 'shutdown', status: 'DOWN' });
+    assert.equal((await fetch(`${app.origin}/observe/health`)).status, 503, 'overall health follows readiness');
+    assert.equal((await fetch(`${app.origin}/observe/health/live`)).status, 200, 'still alive: a liveness failure would get the pod killed');
+    open();
+    const res = await inFlight;
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { finished: true });
+    await stopped;
+    await assert.rejects(fetch(`${app.origin}/observe/health/ready`), 'the listener is closed after the drain');
+  } finally {
+    open(); // a failed assertion leaves no request, nor the facade, waiting
+    await app.facade.stop();
+  }
 });
 
 test('management port: health and metrics there, not on the main port; ready is 503 while a stop waits for an in-flight request', async () => {
   const { routes, open, entered } = gated();
   const app = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes, observe: { port: 0, host: '127.0.0.1' } });
-  const management = `http://127.0.0.1:${app.facade.managementAddress!.port}`;
-  assert.notEqual(management, app.origin);
-  assert.equal((await fetch(`${management}/observe/health/ready`)).status, 200);
-  assert.match(await (await fetch(`${management}/observe/metrics`)).text(), /^# HELP svc_http_requests_total /m);
-  assert.equal((await fetch(`${app.origin}/observe/health/ready`)).status, 404, 'the business port serves only the contract');
-  const unknown = await fetch(`${management}/api/v3/store/inventory`);
-  assert.equal(unknown.status, 404);
-  assert.equal(unknown.headers.get('content-type'), 'application/problem+json');
-  const put = await fetch(`${management}/observe/metrics`, { method: 'PUT' });
-  assert.equal(put.status, 405);
-  assert.equal(put.headers.get('allow'), 'GET, HEAD');
+  try {
+    const management = `http://127.0.0.1:${app.facade.managementAddress!.port}`;
+    assert.notEqual(management, app.origin);
+    assert.equal((await fetch(`${management}/observe/health/ready`)).status, 200);
+    assert.match(await (await fetch(`${management}/observe/metrics`)).text(), /^# HELP svc_http_requests_total /m);
+    assert.equal((await fetch(`${app.origin}/observe/health/ready`)).status, 404, 'the business port serves only the contract');
+    const unknown = await fetch(`${management}/api/v3/store/inventory`);
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.headers.get('content-type'), 'application/problem+json');
+    const put = await fetch(`${management}/observe/metrics`, { method: 'PUT' });
+    assert.equal(put.status, 405);
+    assert.equal(put.headers.get('allow'), 'GET, HEAD');
 
-  const inFlight = fetch(`${app.origin}/api/v3/store/inventory`);
-  await entered;
-  const stopped = app.facade.stop();
-  assert.equal((await fetch(`${management}/observe/health/ready`)).status, 503);
-  assert.equal((await fetch(`${management}/observe/health/live`)).status, 200);
-  open();
-  assert.deepEqual(await (await inFlight).json(), { finished: true });
-  await stopped;
-  await assert.rejects(fetch(`${management}/observe/health/live`), 'the management listener closes with the facade');
+    const inFlight = fetch(`${app.origin}/api/v3/store/inventory`);
+    await entered;
+    const stopped = app.facade.stop();
+    assert.equal((await fetch(`${management}/observe/health/ready`)).status, 503);
+    assert.equal((await fetch(`${management}/observe/health/live`)).status, 200);
+    open();
+    assert.deepEqual(await (await inFlight).json(), { finished: true });
+    await stopped;
+    await assert.rejects(fetch(`${management}/observe/health/live`), 'the management listener closes with the facade');
+  } finally {
+    open(); // a failed assertion leaves no request, nor the facade, waiting
+    await app.facade.stop();
+  }
 });
 
 test('configurable paths; health or metrics off answer 404 like any unknown path', async () => {

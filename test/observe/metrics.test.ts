@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { getMetricsFromIterator } from 'prom2javascript';
-import type { Exchange } from '../../lib/index.js';
+import { createLogger, type Exchange } from '../../lib/index.js';
 import { PETSTORE, serve, tempDir } from '../helpers.js';
 
 /** One metric family as prom2javascript (a Prometheus text-format parser) reads it. */
@@ -116,6 +116,45 @@ test('counters, histograms and bytes match the requests sent, by operation, meth
     // A second scrape counts on from the first: counters only grow.
     await send('/api/v3/pet/4');
     assert.equal(value(await scrape(app.origin), 'svc_http_requests_total', op('getPetById', 'GET', { status_class: '2xx' })), 4);
+  } finally {
+    await app.close();
+  }
+});
+
+test('durations measure the request: a route that takes 300 ms reads at least that and at most what the client timed, in the histogram and the access log', async () => {
+  const lines: string[] = [];
+  const write = (line: string): void => void lines.push(line);
+  const ROUTE_MS = 300;
+  const app = await serve(
+    {
+      specification: PETSTORE,
+      missingOperation: 'ignore',
+      routes: { getInventory: async (ex: Exchange) => void (await new Promise((resolve) => setTimeout(resolve, ROUTE_MS)), (ex.body = { waited: ROUTE_MS })) },
+      observe: { logFormat: 'json', accessLog: true },
+    },
+    { logger: createLogger('json', write, write) },
+  );
+  try {
+    const started = performance.now();
+    const res = await fetch(`${app.origin}/api/v3/store/inventory`);
+    await res.arrayBuffer();
+    const clientSeconds = (performance.now() - started) / 1000; // contains the server's measure: its true upper bound
+    assert.equal(res.status, 200);
+
+    const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'access');
+    assert.equal(access.length, 1, lines.join(''));
+    const durationMs = access[0]!.durationMs as number;
+    assert.ok(durationMs >= ROUTE_MS - 1 && durationMs <= clientSeconds * 1000, `access log durationMs ${durationMs}: between ${ROUTE_MS} and ${clientSeconds * 1000}`);
+
+    const histogram = (await scrape(app.origin)).get('svc_http_request_duration_seconds')!;
+    const series = histogram.data.find((s) => s.labels.operationId === 'getInventory' && s.labels.status_class === '2xx')!;
+    assert.equal(series.count, 1);
+    assert.ok(series.sum! >= (ROUTE_MS - 1) / 1000 && series.sum! <= clientSeconds, `histogram sum ${series.sum} s: between ${ROUTE_MS / 1000} and ${clientSeconds}`);
+    for (const [bound, count] of Object.entries(series.buckets!)) {
+      const le = bound === '+Inf' ? Infinity : Number(bound);
+      if (le < ROUTE_MS / 1000) assert.equal(Number(count), 0, `le=${bound}: shorter than the route took`);
+      if (le >= clientSeconds) assert.equal(Number(count), 1, `le=${bound}: longer than the client waited`);
+    }
   } finally {
     await app.close();
   }

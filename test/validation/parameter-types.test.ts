@@ -78,6 +78,50 @@ test('with validation the route gets the contract types: path, query (deepObject
   }
 });
 
+test('a boolean parameter is only "true" or "false": "1" and "0" are a 400, alone, in an array or in an object (docs/validation.md)', async () => {
+  const r = await serveContract(contract, { routes: { listItems: seen(NAMES), simple: seen(['n', 'page', 'q']) } });
+  try {
+    for (const [path, headers, name] of [
+      ['/items/7?active=1', {}, 'query:active'],
+      ['/items/7?active=0', {}, 'query:active'],
+      ['/items/7', { 'x-flags': '1,0' }, 'header:X-Flags /0'],
+      ['/items/7?filter[open]=1', {}, 'query:filter /open'],
+    ] as const) {
+      const res = await call(r, 'GET', path, { headers });
+      assert.equal(res.status, 400, `${path} ${JSON.stringify(headers)}: ${JSON.stringify(res.body)}`);
+      assert.ok(where(res).includes(name), `${path}: ${where(res).join(', ')}`);
+    }
+  } finally {
+    await r.close();
+  }
+});
+
+test('an anyOf parameter takes the first branch whose minLength and maxLength the text meets (docs/validation.md)', async () => {
+  const branches = {
+    openapi: '3.0.3',
+    info: { title: 'branches', version: '1' },
+    paths: {
+      '/branches': {
+        get: {
+          operationId: 'branches',
+          parameters: [
+            { name: 'short', in: 'query', schema: { anyOf: [{ type: 'string', maxLength: 2 }, { type: 'integer' }] } },
+            { name: 'long', in: 'query', schema: { anyOf: [{ type: 'string', minLength: 4 }, { type: 'integer' }] } },
+          ],
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: {} } } } },
+        },
+      },
+    },
+  };
+  const b = await serveContract(branches, { routes: { branches: seen(['short', 'long']) } });
+  try {
+    assert.deepEqual((await call(b, 'GET', '/branches?short=123&long=123')).body, { short: 123, long: 123 }, 'too long, too short for the string branch: the integer one');
+    assert.deepEqual((await call(b, 'GET', '/branches?short=12&long=1234')).body, { short: '12', long: '1234' }, 'the string branch fits: taken first');
+  } finally {
+    await b.close();
+  }
+});
+
 test('without validation every parameter stays the text received, defaults included', async () => {
   const r = await serveContract(contract, { requests: false, routes: { listItems: seen(NAMES), simple: seen(['n', 'page']) } });
   try {

@@ -87,6 +87,22 @@ test('responses that break the contract are a 500 "Invalid response JSon payload
   }
 });
 
+test('a status the operation does not declare is a violation, even where the declared one has no content (docs/validation.md)', async () => {
+  const created = (ex: Exchange): void => {
+    ex.message.headers.set('SvcHttpResponseCode', 201);
+    ex.message.body = 'anything';
+  };
+  const r = await serveContract(CONTRACT, { routes: { getUser: route, plain: created }, responses: true });
+  try {
+    const answer = await call(r, 'GET', '/plain');
+    assert.equal(answer.status, 500);
+    assert.equal(answer.body.detail, 'Invalid response JSon payload.');
+    assert.deepEqual(answer.body.errors.map((e: { message: string }) => e.message), ['status 201 is not declared for this operation']);
+  } finally {
+    await r.close();
+  }
+});
+
 test('with clientResponseValidation off (the default) responses are not checked', async () => {
   const r = await serveContract(CONTRACT, { routes: { getUser: route } });
   try {

@@ -117,14 +117,29 @@ test('a recursive schema validates at every depth', async () => {
   }
 });
 
-test('the corpus\' circular schemas load and validate', async () => {
-  const r = await serveFile(join(CORPUS, 'readme-oas-examples/3.0/schema-circular.yaml'));
+test('the corpus\' circular schemas load and validate: valid bodies pass at any depth, a wrong value deep in the cycle is named by its pointer', async () => {
+  const r = await serveFile(join(CORPUS, 'readme-oas-examples/3.0/schema-circular.yaml'), { missingOperation: 'mock' });
   try {
-    assert.ok(r.facade.operations.length > 0);
-    for (const op of r.facade.operations) {
-      const res = await call(r, op.operation.method, op.path, json({ id: 'x' }));
-      assert.ok(res.status < 500, `${op.operation.method} ${op.path} → ${res.status}`);
-    }
+    assert.deepEqual(r.facade.operations.map((op) => `${op.operation.method} ${op.path}`), ['PUT /nestedTest', 'PUT /circular', 'POST /not-quite-circular']);
+    // ZoneRules → transitions → ZoneOffsetTransition → offsetBefore → ZoneOffset → rules → ZoneRules, twice round.
+    const zone = (id: unknown) => ({ rules: { transitions: [{ offsetBefore: { id: 'a', rules: { transitions: [{ offsetAfter: { id, rules: { transitions: [] } } }] } }, dateTimeAfter: '2020-01-01T00:00:00Z' }] } });
+    assert.equal((await call(r, 'POST', '/not-quite-circular', json(zone('b')))).status, 200);
+    const deep = await call(r, 'POST', '/not-quite-circular', json(zone(5)));
+    assert.equal(deep.status, 400);
+    assert.deepEqual(where(deep), ['body:id /rules/transitions/0/offsetBefore/rules/transitions/0/offsetAfter/id']);
+    const date = await call(r, 'POST', '/not-quite-circular', json({ rules: { transitions: [{ dateTimeAfter: 'yesterday' }] } }));
+    assert.deepEqual(where(date), ['body:dateTimeAfter /rules/transitions/0/dateTimeAfter']);
+
+    const nested = (leaf: unknown) => ({ foo: 'f', arr: [[[[[[[[[leaf]]]]]]]]] });
+    assert.equal((await call(r, 'PUT', '/nestedTest', json(nested('s')))).status, 200);
+    assert.deepEqual(where(await call(r, 'PUT', '/nestedTest', json(nested(1)))), ['body:0 /arr/0/0/0/0/0/0/0/0/0']);
+
+    // The multipart operation whose `file` part reaches MultiPart → parent → MultiPart (its Authorization
+    // header parameter is one OpenAPI says to ignore): a text part is accepted, a text `file` is not an object.
+    const multipart = (name: string) => ({ body: `--b\r\ncontent-disposition: form-data; name="${name}"\r\n\r\nx\r\n--b--\r\n`, headers: { 'content-type': 'multipart/form-data; boundary=b' } });
+    assert.equal((await call(r, 'PUT', '/circular', multipart('typename'))).status, 200);
+    const file = await call(r, 'PUT', '/circular', multipart('file'));
+    assert.deepEqual([file.status, where(file)], [400, ['body:file /file']]);
   } finally {
     await r.close();
   }

@@ -8,16 +8,18 @@ import { applyRestConfiguration } from './config/yaml-dsl.js';
 import { buildFacade, type Facade } from './facade.js';
 import type { Logger } from './log.js';
 import type { Exchange } from './routes/exchange.js';
+import type { SecurityHandler } from './security/handlers.js';
 import type { StepDefinition } from './routes/steps.js';
 import { RouteBuilder } from './config/fluent.js';
+import { setOwn } from './objects.js';
 
 export { RouteBuilder, constant, simple, json } from './config/fluent.js';
 export type { Facade, ServedOperation, Disposition, OperationChanges } from './facade.js';
 export { Exchange, Headers, HeaderNames, PropertyNames } from './routes/exchange.js';
 export type { Message } from './routes/exchange.js';
 export type { Expression, StepDefinition, RouteDefinition } from './routes/steps.js';
-export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions, ObserveOptions } from './config/model.js';
-export type { ServerDefinition, BackendDefinition, ObserveDefinition, RestConfigurationDefinition, OpenApiDefinition } from './config/fluent.js';
+export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions, ObserveOptions, SecurityOptions } from './config/model.js';
+export type { ServerDefinition, BackendDefinition, ObserveDefinition, SecurityDefinition, RestConfigurationDefinition, OpenApiDefinition } from './config/fluent.js';
 
 /** `restConfiguration` in code: the rest options, Camel's port and host (svc.server.*), endpoint properties. */
 export type RestConfigurationInput = SectionInput<'rest'> & {
@@ -29,6 +31,9 @@ export type RestConfigurationInput = SectionInput<'rest'> & {
 export type ServerInput = SectionInput<'server'>;
 export type BackendInput = SectionInput<'backend'>;
 export type ObserveInput = SectionInput<'observe'>;
+/** `security` (svc.security.*) in code: the API key and htpasswd files, the principal header. */
+export type SecurityInput = SectionInput<'security'>;
+export type { SecurityHandler } from './security/handlers.js';
 export { Errors, SvcError } from './errors.js';
 export type { ErrorDef, Violation, ProblemBody } from './errors.js';
 export type { Operation, Parameter } from './contract/operations.js';
@@ -53,6 +58,13 @@ export interface FacadeObjectConfig extends OpenApiOptions {
   backend?: BackendInput;
   /** Health, metrics and log options (`svc.observe.*`). */
   observe?: ObserveInput;
+  /** The files that verify the contract's API keys and Basic users, the principal header (`svc.security.*`). */
+  security?: SecurityInput;
+  /**
+   * Checks of the contract's security schemes by name, replacing the built-in one (with
+   * `clientSecurityValidation: true`): `true` or the principal's name to admit, `false` to refuse.
+   */
+  securityHandlers?: Record<string, SecurityHandler>;
   /** `svc.component.rest-openapi.base-path`. */
   basePath?: string;
   /** Routes by operation id (or `direct:<name>`): a function run as a `process` step, or a list of steps. */
@@ -102,12 +114,14 @@ async function configFrom(input: FacadeInput, env: NodeJS.ProcessEnv, fresh = fa
 function configFromObject(input: FacadeObjectConfig, env: NodeJS.ProcessEnv): FacadeConfig {
   const source = 'createFacade()';
   const config = emptyConfig(input.baseDir ?? process.cwd());
-  const { restConfiguration, server, backend, observe, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
+  const { restConfiguration, server, backend, observe, security, securityHandlers, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
   for (const [k, v] of Object.entries(openApi)) if (v !== undefined) setOption(config, 'openApi', k, v, source);
   if (restConfiguration) applyRestConfiguration(config, restConfiguration, source);
   if (server) setOptions(config, 'server', server, source);
   if (backend) setOptions(config, 'backend', backend, source);
   if (observe) setOptions(config, 'observe', observe, source);
+  if (security) setOptions(config, 'security', security, source);
+  for (const [name, handler] of Object.entries(securityHandlers ?? {})) setOwn(config.securityHandlers, name, handler);
   if (basePath !== undefined) config.componentBasePath = basePath;
   for (const [name, route] of Object.entries(routes ?? {})) {
     const from = name.startsWith('direct:') ? name : `direct:${name}`;

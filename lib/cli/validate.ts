@@ -5,6 +5,7 @@
 import { Errors, SvcError, svcError } from '../errors.js';
 import { buildFacade } from '../facade.js';
 import type { Logger } from '../log.js';
+import { securedOperationCount, unenforcedSecurityWarning } from '../security/contract-security.js';
 import { mockConfig } from './mock.js';
 
 export const VALIDATE_USAGE = `Usage: svc-facade validate CONTRACT...
@@ -42,6 +43,9 @@ async function validateOne(contract: string, out: NodeJS.WritableStream, err: No
   try {
     const facade = await buildFacade(mockConfig({ contract, dev: false, dynamic: false }, {}), { logger });
     await facade.stop();
+    // Built as the mock serves it (security enforced for presence); a server's configuration enforces it only when asked.
+    const secured = securedOperationCount(facade.operations.map((o) => o.operation), facade.contract);
+    if (secured > 0) warnings.push(unenforcedSecurityWarning(secured));
     out.write(`${contract}: OpenAPI ${facade.contract.doc.openapi}, ${facade.operations.length} operation(s), base path ${facade.basePath}\n`);
     // The startup listing without the disposition (everything is [mock] here: no route is configured).
     for (const line of facade.startupReport) out.write(`  ${line.replace(/ \[mock\]$/, '')}\n`);

@@ -6,12 +6,12 @@ import { noteBodyLength } from './body-length.js';
 
 const PROBLEM_TYPE = 'application/problem+json';
 
-export function sendProblem(res: ServerResponse, status: number, detail: string, errors?: Violation[], headers?: Record<string, string>): void {
+export function sendProblem(res: ServerResponse, status: number, detail: string, errors?: Violation[], headers?: Readonly<Record<string, string | readonly string[]>>): void {
   sendProblemBody(res, status, JSON.stringify(problemBody(status, detail, errors)), headers);
 }
 
 /** The error's own headers (Retry-After, WWW-Authenticate, Connection) go out unless the caller names others. */
-export function sendError(res: ServerResponse, err: SvcError, headers?: Readonly<Record<string, string>>): void {
+export function sendError(res: ServerResponse, err: SvcError, headers?: Readonly<Record<string, string | readonly string[]>>): void {
   sendProblem(res, err.status, err.message, err.errors, headers ?? err.headers);
 }
 
@@ -21,7 +21,7 @@ export function compileStaticProblem(d: ErrorDef): (res: ServerResponse, headers
   return (res, headers) => sendProblemBody(res, d.status, body, headers);
 }
 
-function sendProblemBody(res: ServerResponse, status: number, body: string, headers?: Record<string, string>): void {
+function sendProblemBody(res: ServerResponse, status: number, body: string, headers?: Readonly<Record<string, string | readonly string[]>>): void {
   if (res.headersSent) {
     res.destroy();
     return;

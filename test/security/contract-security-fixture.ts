@@ -28,6 +28,14 @@ export const SECURED_CONTRACT = {
     '/mtls': op('mtls', [{ mtls: [] }]),
     '/digest': op('digest', [{ digest: [] }]),
     '/custom': op('custom', [{ custom: ['admin'] }]),
+    '/upload': {
+      post: {
+        operationId: 'upload',
+        security: [{ apiKeyHeader: [] }],
+        requestBody: { content: { 'application/octet-stream': {} } },
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    },
   },
   components: {
     securitySchemes: {
@@ -45,7 +53,7 @@ export const SECURED_CONTRACT = {
   },
 };
 
-export const OPERATION_IDS = Object.values(SECURED_CONTRACT.paths).map((p) => p.get.operationId);
+export const OPERATION_IDS = Object.values(SECURED_CONTRACT.paths).map((p) => ('get' in p ? p.get : p.post).operationId);
 
 export const HMAC_SECRET = 'a-test-secret-of-at-least-32-bytes-for-hs256';
 export const KEYS = { alice: 'alice-key-0123456789', hashed: 'hashed-key-9876543210', unnamed: 'unnamed-key-5555' };

@@ -9,13 +9,14 @@ import { RouteBuilder } from './config/fluent.js';
 import { configFromObject, type FacadeObjectConfig } from './config/object.js';
 
 export { RouteBuilder, constant, simple, json } from './config/fluent.js';
-export type { FacadeObjectConfig, RestConfigurationInput, ServerInput, BackendInput, ObserveInput } from './config/object.js';
+export type { FacadeObjectConfig, RestConfigurationInput, ServerInput, BackendInput, ObserveInput, SecurityInput } from './config/object.js';
+export type { SecurityHandler } from './config/security-handler.js';
 export type { Facade, ServedOperation, Disposition, OperationChanges } from './facade/facade.js';
 export { Exchange, Headers, HeaderNames, PropertyNames } from './message/exchange.js';
 export type { Message } from './message/exchange.js';
 export type { Expression, StepDefinition, RouteDefinition } from './config/route-definitions.js';
-export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions, ObserveOptions } from './config/model.js';
-export type { ServerDefinition, BackendDefinition, ObserveDefinition, RestConfigurationDefinition, OpenApiDefinition } from './config/fluent.js';
+export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions, ObserveOptions, SecurityOptions } from './config/model.js';
+export type { ServerDefinition, BackendDefinition, ObserveDefinition, SecurityDefinition, RestConfigurationDefinition, OpenApiDefinition } from './config/fluent.js';
 
 export { Errors, SvcError } from './util/errors.js';
 export type { ErrorDef, Violation, ProblemBody } from './util/errors.js';

@@ -5,6 +5,7 @@
 import { Errors, SvcError, svcError } from '../util/errors.js';
 import { buildFacade } from '../facade/facade.js';
 import type { Logger } from '../util/log.js';
+import { securedOperationCount, unenforcedSecurityWarning } from '../security/contract-security.js';
 import { mockConfig } from './mock.js';
 import { walkArgs } from './args.js';
 import type { Contract } from '../contract/load.js';
@@ -58,6 +59,9 @@ async function validateOne(contract: string, basePath: string | undefined, out: 
     // The server compiles a schema on the first request that needs it; here every one is compiled now, so
     // what it would warn about then (an unknown format, a type that is none) is told before it serves.
     compileEverySchema(facade.contract, logger);
+    // Built as the mock serves it (security enforced for presence); a server's configuration enforces it only when asked.
+    const secured = securedOperationCount(facade.operations.map((o) => o.operation), facade.contract);
+    if (secured > 0) warnings.push(unenforcedSecurityWarning(secured));
     out.write(`${contract}: OpenAPI ${facade.contract.doc.openapi}, ${facade.operations.length} operation(s), base path ${facade.basePath}\n`);
     // The startup listing without the disposition (everything is [mock] here: no route is configured).
     for (const line of facade.startupReport) out.write(`  ${line.replace(/ \[mock\]$/, '')}\n`);

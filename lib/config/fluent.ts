@@ -2,6 +2,8 @@
 import { Errors, svcError } from '../util/errors.js';
 import type { Exchange } from '../message/exchange.js';
 import type { Expression, RouteDefinition } from './route-definitions.js';
+import { setOwn } from '../util/objects.js';
+import type { SecurityHandler } from './security-handler.js';
 import { oauthProfileKeys, setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions, type Section, type SectionInput } from './model.js';
 import { applyConsumerUri, applyOpenApi } from './yaml-dsl.js';
 
@@ -22,6 +24,8 @@ export class RestConfigurationDefinition {
   contextPath(path: string): this { return this.set('contextPath', path); }
   clientRequestValidation(on: boolean): this { return this.set('clientRequestValidation', on); }
   clientResponseValidation(on: boolean): this { return this.set('clientResponseValidation', on); }
+  /** Enforce each operation's `security` requirements (docs/security.md#contract-security). */
+  clientSecurityValidation(on: boolean): this { return this.set('clientSecurityValidation', on); }
   bindingMode(mode: NonNullable<RestOptions['bindingMode']>): this { return this.set('bindingMode', mode); }
   bindingPackageScan(dir: string): this { return this.set('bindingPackageScan', dir); }
   apiContextPath(path: string): this { return this.set('apiContextPath', path); }
@@ -66,7 +70,7 @@ export class OpenApiDefinition {
 
 /** One section of options set through the option table, as every surface sets them. */
 abstract class OptionsDefinition<S extends Section> {
-  constructor(private readonly config: FacadeConfig, private readonly source: string, private readonly section: S) {}
+  constructor(protected readonly config: FacadeConfig, private readonly source: string, private readonly section: S) {}
 
   protected set(name: keyof SectionInput<S> & string, value: unknown): this {
     setOption(this.config, this.section, name, value, this.source);
@@ -117,6 +121,21 @@ export class ObserveDefinition extends OptionsDefinition<'observe'> {
   drainDelay(duration: number | string): this { return this.set('drainDelay', duration); }
   logFormat(format: ObserveOptions['logFormat']): this { return this.set('logFormat', format); }
   accessLog(on: boolean): this { return this.set('accessLog', on); }
+}
+
+/** `this.security()`: what checks the contract's security schemes, and the principal header (`svc.security.*`). */
+export class SecurityDefinition extends OptionsDefinition<'security'> {
+  /** A file of API keys (`key` or `principal: key` per line, either as `sha256:<hex>`). */
+  apiKeys(file: string): this { return this.set('apiKeys', file); }
+  /** An htpasswd file (bcrypt, `{SHA}`) for `http` `basic` schemes. */
+  basicUsers(file: string): this { return this.set('basicUsers', file); }
+  /** The header that tells `to:` backends the principal. */
+  principalHeader(name: string): this { return this.set('principalHeader', name); }
+  /** Checks the contract's security scheme `name` in code, as `createFacade({ securityHandlers })` does. */
+  handler(name: string, handler: SecurityHandler): this {
+    setOwn(this.config.securityHandlers, name, handler);
+    return this;
+  }
 }
 
 /** `svc.oauth.<profile>.*` (docs/bearer-tokens.md), one chainable method per key; lists take several arguments. */
@@ -220,6 +239,10 @@ export abstract class RouteBuilder {
 
   observe(): ObserveDefinition {
     return new ObserveDefinition(this.current.config, this.current.source, 'observe');
+  }
+
+  security(): SecurityDefinition {
+    return new SecurityDefinition(this.current.config, this.current.source, 'security');
   }
 
   /** Defines OAuth profile `name`, as `svc.oauth.<name>.*` properties would. */

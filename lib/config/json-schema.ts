@@ -144,11 +144,12 @@ export function configurationSchema(): Schema {
     server: section('server'),
     backend: section('backend'),
     observe: section('observe'),
+    security: section('security'),
   };
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: 'svc-facade YAML DSL',
-    description: 'A list of restConfiguration, rest, route, from, server, backend and observe items (docs/configuration.md).',
+    description: 'A list of restConfiguration, rest, route, from, server, backend, observe and security items (docs/configuration.md).',
     anyOf: [{ type: 'array', items: ref('item') }, ref('item'), { type: 'null' }],
     definitions: {
       item: { type: 'object', properties: items, additionalProperties: false, minProperties: 1 },

@@ -4,6 +4,7 @@ import { Errors, svcError } from '../util/errors.js';
 import { setOwn } from '../util/objects.js';
 import { BACKEND_DEFAULTS, type BackendOptions } from './backend-options.js';
 import type { RouteDefinition } from './route-definitions.js';
+import type { SecurityHandler } from './security-handler.js';
 import { MAX_DURATION_MS, parseDuration, parseSize } from './units.js';
 
 export type OptionType =
@@ -26,6 +27,7 @@ export const OPTION_TABLE = {
     contextPath: path,
     clientRequestValidation: bool,
     clientResponseValidation: bool,
+    clientSecurityValidation: bool,
     bindingMode: enumOf('off', 'auto', 'json', 'xml', 'json_xml'),
     bindingPackageScan: str,
     apiContextPath: path,
@@ -73,6 +75,12 @@ export const OPTION_TABLE = {
     logFormat: enumOf('text', 'json'),
     accessLog: bool,
   },
+  // The contract's security requirements (lib/security/requirements.ts), with clientSecurityValidation: true.
+  security: {
+    apiKeys: str,
+    basicUsers: str,
+    principalHeader: str,
+  },
 } as const satisfies Record<string, Record<string, OptionType>>;
 
 export type Section = keyof typeof OPTION_TABLE;
@@ -101,6 +109,8 @@ export interface RestOptions {
   contextPath?: string;
   clientRequestValidation?: boolean;
   clientResponseValidation?: boolean;
+  /** Enforce each operation's `security` (docs/security.md#contract-security). */
+  clientSecurityValidation?: boolean;
   bindingMode?: 'off' | 'auto' | 'json' | 'xml' | 'json_xml';
   bindingPackageScan?: string;
   apiContextPath?: string;
@@ -169,12 +179,25 @@ export const OBSERVE_DEFAULTS: ObserveOptions = {
   accessLog: false,
 };
 
+/** `svc.security.*`: what checks the contract's security schemes beyond presence, and where the principal goes. */
+export interface SecurityOptions {
+  /** A file of API keys, one per line (`key`, `principal: key`, either as `sha256:<hex>`). */
+  apiKeys?: string;
+  /** An htpasswd file (bcrypt `$2y$`/`$2b$`, `{SHA}`) for `http` `basic` schemes. */
+  basicUsers?: string;
+  /** The request header that tells `to:` backends the principal; the client's own copy is dropped. */
+  principalHeader?: string;
+}
+
 export interface FacadeConfig {
   rest: RestOptions;
   openApi: OpenApiOptions;
   server: Partial<ServerOptions>;
   backend: Partial<BackendOptions>;
   observe: Partial<ObserveOptions>;
+  security: SecurityOptions;
+  /** Embedders' checks of security schemes by name (createFacade `securityHandlers`). */
+  securityHandlers: Record<string, SecurityHandler>;
   /** `svc.component.rest-openapi.base-path`. */
   componentBasePath?: string;
   /** Rest configuration `endpointProperty` entries (e.g. `oauthProfile`). */
@@ -207,7 +230,7 @@ export function oauthProfileKeys(config: FacadeConfig, name: string): Record<str
 }
 
 export function emptyConfig(baseDir: string = process.cwd()): FacadeConfig {
-  return { rest: {}, openApi: {}, server: {}, backend: {}, observe: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
+  return { rest: {}, openApi: {}, server: {}, backend: {}, observe: {}, security: {}, securityHandlers: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
 }
 
 /** Finds the canonical option name for camelCase, kebab-case or SNAKE_CASE spellings; undefined if unknown. */

@@ -6,6 +6,8 @@ import { applyProperty } from './properties.js';
 import type { StepDefinition } from './route-definitions.js';
 import { applyRestConfiguration } from './yaml-dsl.js';
 import type { Exchange } from '../message/exchange.js';
+import { setOwn } from '../util/objects.js';
+import type { SecurityHandler } from './security-handler.js';
 
 /** `restConfiguration` in code: the rest options, Camel's port and host (svc.server.*), endpoint properties. */
 export type RestConfigurationInput = SectionInput<'rest'> & {
@@ -17,6 +19,8 @@ export type RestConfigurationInput = SectionInput<'rest'> & {
 export type ServerInput = SectionInput<'server'>;
 export type BackendInput = SectionInput<'backend'>;
 export type ObserveInput = SectionInput<'observe'>;
+/** `security` (svc.security.*) in code: the API key and htpasswd files, the principal header. */
+export type SecurityInput = SectionInput<'security'>;
 /** A plain configuration object for embedders. */
 export interface FacadeObjectConfig extends OpenApiOptions {
   restConfiguration?: RestConfigurationInput;
@@ -26,6 +30,13 @@ export interface FacadeObjectConfig extends OpenApiOptions {
   backend?: BackendInput;
   /** Health, metrics and log options (`svc.observe.*`). */
   observe?: ObserveInput;
+  /** The files that verify the contract's API keys and Basic users, the principal header (`svc.security.*`). */
+  security?: SecurityInput;
+  /**
+   * Checks of the contract's security schemes by name, replacing the built-in one (with
+   * `clientSecurityValidation: true`): `true` or the principal's name to admit, `false` to refuse.
+   */
+  securityHandlers?: Record<string, SecurityHandler>;
   /** `svc.component.rest-openapi.base-path`. */
   basePath?: string;
   /** Routes by operation id (or `direct:<name>`): a function run as a `process` step, or a list of steps. */
@@ -40,12 +51,14 @@ export interface FacadeObjectConfig extends OpenApiOptions {
 export function configFromObject(input: FacadeObjectConfig, env: NodeJS.ProcessEnv): FacadeConfig {
   const source = 'createFacade()';
   const config = emptyConfig(input.baseDir ?? process.cwd());
-  const { restConfiguration, server, backend, observe, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
+  const { restConfiguration, server, backend, observe, security, securityHandlers, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
   for (const [k, v] of Object.entries(openApi)) if (v !== undefined) setOption(config, 'openApi', k, v, source);
   if (restConfiguration) applyRestConfiguration(config, restConfiguration, source);
   if (server) setOptions(config, 'server', server, source);
   if (backend) setOptions(config, 'backend', backend, source);
   if (observe) setOptions(config, 'observe', observe, source);
+  if (security) setOptions(config, 'security', security, source);
+  for (const [name, handler] of Object.entries(securityHandlers ?? {})) setOwn(config.securityHandlers, name, handler);
   if (basePath !== undefined) config.componentBasePath = basePath;
   for (const [name, route] of Object.entries(routes ?? {})) {
     const from = name.startsWith('direct:') ? name : `direct:${name}`;

@@ -47,6 +47,7 @@ export function applyProperty(config: FacadeConfig, key: string, value: string, 
   if (area === 'server' && parts.length === 3) return setOption(config, 'server', second!, value, source);
   if (area === 'backend' && parts.length === 3) return setOption(config, 'backend', second!, value, source);
   if (area === 'observe' && parts.length === 3) return setOption(config, 'observe', second!, value, source);
+  if (area === 'security' && parts.length === 3) return setOption(config, 'security', second!, value, source);
   if (area === 'component' && second === 'rest-openapi' && parts.length === 4 && canonicalKebab(parts[3]!) === 'basepath') {
     config.componentBasePath = value;
     return;
@@ -65,7 +66,7 @@ export function applyProperty(config: FacadeConfig, key: string, value: string, 
     Errors.CONFIG_UNKNOWN,
     source,
     key,
-    'svc.server.<option>, svc.backend.<option>, svc.observe.<option>, svc.rest.<option>, svc.rest.openApi.<option>, svc.rest.endpointProperty.<key>, svc.component.rest-openapi.base-path, svc.oauth.<profile>.<key>',
+    'svc.server.<option>, svc.backend.<option>, svc.observe.<option>, svc.security.<option>, svc.rest.<option>, svc.rest.openApi.<option>, svc.rest.endpointProperty.<key>, svc.component.rest-openapi.base-path, svc.oauth.<profile>.<key>',
   );
 }
 

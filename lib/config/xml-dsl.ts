@@ -60,15 +60,16 @@ export function applyXmlDsl(config: FacadeConfig, text: string, file: string, lo
       case 'route':
         applyRoute(config, el, file);
         break;
-      // <server port="9123" workers="2"/>, <backend timeout="5s"/>, <observe .../>: svc.server/backend/observe.*
+      // <server port="9123" workers="2"/>, <backend timeout="5s"/>, <observe .../>, <security .../>: svc.server/backend/observe/security.*
       case 'server':
       case 'backend':
       case 'observe':
+      case 'security':
         if (el.children.length > 0) throw svcError(Errors.CONFIG_FILE, file, `<${el.name}> takes its options as attributes, not <${el.children[0]!.name}>`);
         setOptions(config, el.name, el.attributes, file);
         break;
       default:
-        throw svcError(Errors.CONFIG_UNKNOWN, file, `<${el.name}>`, 'restConfiguration, rest, route, server, backend, observe');
+        throw svcError(Errors.CONFIG_UNKNOWN, file, `<${el.name}>`, 'restConfiguration, rest, route, server, backend, observe, security');
     }
   }
 }

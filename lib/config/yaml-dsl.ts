@@ -8,8 +8,8 @@ import { allowedOptions, canonicalOption, REST_SERVER_OPTIONS, setOption, setOpt
 import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 
 // The DSL's shape: these constants are also what lib/config/json-schema.ts describes.
-/** Top-level items; server, backend and observe take the svc.server.*, svc.backend.*, svc.observe.* options. */
-export const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from', 'server', 'backend', 'observe'] as const;
+/** Top-level items; server, backend, observe and security take the svc.server.*, svc.backend.*, svc.observe.*, svc.security.* options. */
+export const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from', 'server', 'backend', 'observe', 'security'] as const;
 export const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to'] as const;
 export const EXPRESSIONS = ['constant', 'simple', 'json'] as const;
 /** Keys Camel allows on any route or step (kept for compatibility; they change nothing here). */
@@ -60,6 +60,7 @@ function applyItem(config: FacadeConfig, key: string, value: unknown, file: stri
     case 'server':
     case 'backend':
     case 'observe':
+    case 'security':
       return setOptions(config, key, expectObj(value, file, key), file);
     default:
       throw svcError(Errors.CONFIG_UNKNOWN, file, key, TOP_LEVEL.join(', '));

@@ -16,6 +16,7 @@ import { requestIdOf } from '../message/request-id.js';
 import { wholeBody } from '../message/streamed-body.js';
 import { PosingQueryNames } from '../parameters/query-names.js';
 import { operationQuerystring } from '../parameters/querystring.js';
+import { Admission } from '../message/principal.js';
 import { RequestHeaders } from './request-headers.js';
 import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from '../message/stages.js';
 
@@ -121,7 +122,8 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
         if (check !== undefined) check(facts);
       }
       ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring, posing, facts)), undefined, req, sharedProperties);
-      if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
+      if (token instanceof Admission) admitted(ex, token);
+      else if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);
       else if (streamsBody && raw === undefined) ex.message.body = hasBody(req) ? req : undefined;
       else ex.message.body = rawBodyValue(raw, req.headers['content-type']);
@@ -187,6 +189,12 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       else receive(req, res, params, names, path, query, token);
     },
   };
+}
+
+/** What the contract's security found goes on the exchange: the principal, and the token checked by the oauthProfile. */
+function admitted(ex: Exchange, admission: Admission): void {
+  if (admission.token !== undefined) ex.properties[PropertyNames.TOKEN] = admission.token;
+  if (admission.principal !== undefined) ex.properties[PropertyNames.PRINCIPAL] = admission.principal;
 }
 
 /**

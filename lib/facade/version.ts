@@ -21,6 +21,8 @@ import { bindTypedRoutes } from '../routes/typed.js';
 import { compileOperationRuntime, echoBody } from './runtime.js';
 import { Observation, type Endpoints } from '../observe/observation.js';
 import { consumerStages } from '../security/components.js';
+import { principalHeaderName } from '../security/principal-header.js';
+import { compileContractSecurity, securedOperationCount, unenforcedSecurityWarning } from '../security/contract-security.js';
 import { sequenceFeature } from '../sequences/feature.js';
 import type { Disposition, Feature, FeatureContext, OperationRuntime, OperationStages, ServedOperation } from '../message/stages.js';
 
@@ -49,7 +51,7 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
 
   const bus = new DirectBus();
   const serverOptions = resolvedServerOptions(config);
-  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir);
+  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir, principalHeaderName(config.security.principalHeader));
   bindTypedRoutes(config, table.operations, contract);
   for (const def of config.routes) {
     try {
@@ -77,6 +79,13 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
     throw svcError(Errors.UNMAPPED_OPERATIONS, missing.length, [...missing].sort().map((id) => `\n\tdirect:${id}`).join(''));
   }
 
+  // The contract's security (docs/security.md#contract-security) replaces the blanket oauthProfile check,
+  // whose token verification it uses for bearer, oauth2 and openIdConnect schemes.
+  const security = config.rest.clientSecurityValidation === true ? compileContractSecurity(config, contract, consumer.authenticate) : undefined;
+  if (security === undefined) {
+    const unenforced = securedOperationCount(table.operations, contract);
+    if (unenforced > 0) logger.warn(unenforcedSecurityWarning(unenforced));
+  }
   const router = new Router<OperationRuntime>();
   const operations: ServedOperation[] = [];
   const report: string[] = [];
@@ -94,13 +103,18 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
     const path = joinPaths(basePath, op.template);
     const route = bus.get(op.id);
     const disposition: Disposition = route ? 'route' : missingOperation === 'mock' ? 'mock' : 'ignored';
-    let stages: OperationStages = { ...consumer, invoke: route ? (ex: Exchange) => route.run(ex) : echoBody, streamsRequestBody: route?.streamsRequestBody === true };
+    const admission = security === undefined ? consumer : { authenticate: security.stageFor(op) };
+    let stages: OperationStages = { ...admission, invoke: route ? (ex: Exchange) => route.run(ex) : echoBody, streamsRequestBody: route?.streamsRequestBody === true };
     for (const feature of features) stages = { ...stages, ...feature(op, disposition, ctx) };
     const observed = observation.instrument(op, disposition, stages);
     router.add(op.method, path, compileOperationRuntime(op, observed.stages, ctx, observed.observer), op.queryDiscriminator);
     operations.push({ operation: op, path, endpoint: `direct:${op.id}`, disposition });
     report.push(`${op.method} ${joinPaths(basePath, op.path)} -> direct:${op.id} [${disposition}]`);
     if (!isReceivable(op.method)) logger.warn(unreceivableWarning(op.method, path, op.id));
+  }
+  if (security !== undefined && operations.some((o) => o.disposition !== 'mock')) {
+    const unverified = security.presenceOnly();
+    if (unverified.length > 0) logger.warn(`clientSecurityValidation: ${unverified.map((s) => `${s.name} (${s.description})`).join(', ')} checked for presence and form only; verify them with svc.security.apiKeys, svc.security.basicUsers, an oauthProfile or securityHandlers (docs/security.md#contract-security)`);
   }
   if (table.skipped.webhooks > 0) report.push(`skipped ${table.skipped.webhooks} webhook(s): webhooks are not served`);
   if (table.skipped.callbacks > 0) report.push(`skipped ${table.skipped.callbacks} callback(s): callbacks are not served`);

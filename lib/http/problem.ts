@@ -7,12 +7,12 @@ import { noteBodyLength } from './body-length.js';
 const PROBLEM_TYPE = 'application/problem+json';
 
 /** A problem with the catalogue's code (`d.code`); the detail is the entry's message unless given. */
-export function sendProblem(res: ServerResponse, d: ErrorDef, detail: string = d.message, errors?: Violation[], headers?: Record<string, string>): void {
+export function sendProblem(res: ServerResponse, d: ErrorDef, detail: string = d.message, errors?: Violation[], headers?: Readonly<Record<string, string | readonly string[]>>): void {
   sendProblemBody(res, d.status, JSON.stringify(problemBody(d.code, d.status, detail, errors)), headers);
 }
 
 /** The error's own headers (Retry-After, WWW-Authenticate, Connection) go out unless the caller names others. */
-export function sendError(res: ServerResponse, err: SvcError, headers?: Readonly<Record<string, string>>): void {
+export function sendError(res: ServerResponse, err: SvcError, headers?: Readonly<Record<string, string | readonly string[]>>): void {
   sendProblemBody(res, err.status, JSON.stringify(problemBody(err.code, err.status, err.message, err.errors)), headers ?? err.headers);
 }
 
@@ -22,7 +22,7 @@ export function compileStaticProblem(d: ErrorDef): (res: ServerResponse, headers
   return (res, headers) => sendProblemBody(res, d.status, body, headers);
 }
 
-function sendProblemBody(res: ServerResponse, status: number, body: string, headers?: Record<string, string>): void {
+function sendProblemBody(res: ServerResponse, status: number, body: string, headers?: Readonly<Record<string, string | readonly string[]>>): void {
   if (res.headersSent) {
     res.destroy();
     return;

@@ -233,4 +233,6 @@ export const PropertyNames = {
   OPENAPI: 'SvcRestOpenApi',
   OPERATION_ID: 'SvcOperationId',
   TOKEN: 'SvcOAuthTokenValidationResult',
+  /** Who the contract's security admitted the request as (clientSecurityValidation). */
+  PRINCIPAL: 'SvcPrincipal',
 } as const;

@@ -81,6 +81,17 @@ function bearerToken(authorization: string | readonly string[] | undefined): str
 
 const BEARER = 'bearer';
 
+/** Whether a field is `Bearer <b64token>` (one field, one token): what the contract's security checks without a profile. */
+export function isWellFormedBearer(authorization: string | readonly string[] | undefined): boolean {
+  let token: string;
+  try {
+    token = bearerToken(authorization);
+  } catch {
+    return false;
+  }
+  return B64TOKEN.test(token);
+}
+
 /** `Bearer` in any letter case at the start, compared in place (no lower-cased copy per request). */
 function isBearerScheme(authorization: string): boolean {
   for (let i = 0; i < BEARER.length; i++) if ((authorization.charCodeAt(i) | 0x20) !== BEARER.charCodeAt(i)) return false;

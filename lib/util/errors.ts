@@ -64,6 +64,10 @@ export const Errors = {
   UNAUTHORIZED: def('SVC_UNAUTHORIZED', 401, '%s'),
   TOKEN_REQUEST_INVALID: def('SVC_TOKEN_REQUEST_INVALID', 400, '%s'),
   KEYS_UNAVAILABLE: def('SVC_KEYS_UNAVAILABLE', 503, 'The key source for token validation is unavailable.'),
+  // The contract's security requirements (clientSecurityValidation): the detail names what was missing or
+  // refused, never a credential.
+  SECURITY_UNMET: def('SVC_UNAUTHORIZED', 401, 'The request does not meet the security requirements of this operation: %s'),
+  INSUFFICIENT_SCOPE: def('SVC_INSUFFICIENT_SCOPE', 403, 'The token lacks the scope(s) this operation requires: %s.'),
 
   // ---- startup (exit code 1: the contract or routes; exit code 2: the command line or config surface) ----
   SPEC_LOAD: def('SVC_SPEC_LOAD', 500, 'The given OpenApi specification cannot be loaded from: %s. %s', 1),
@@ -86,6 +90,8 @@ export const Errors = {
   STEP_INVALID: def('SVC_STEP_INVALID', 500, '%s: %s', 2),
   OAUTH_UNSUPPORTED: def('SVC_OAUTH_UNSUPPORTED', 500, 'The oauthProfile option is not supported by the resolved consumer component (%s); select a consumer component that enforces oauthProfile', 1),
   UNKNOWN_COMPONENT: def('SVC_UNKNOWN_COMPONENT', 500, 'No consumer component named %s', 1),
+  SECURITY_SCHEME: def('SVC_SECURITY_SCHEME', 500, 'clientSecurityValidation: %s', 1),
+  SECURITY_FILE: def('SVC_SECURITY_FILE', 500, '%s: %s: %s', 1),
   OAUTH_PROFILE: def('SVC_OAUTH_PROFILE', 500, 'OAuth profile %s: %s', 1),
   BINDING_SCAN: def('SVC_BINDING_SCAN', 500, 'bindingPackageScan %s: %s', 1),
   LISTEN_FAILED: def('SVC_LISTEN_FAILED', 500, 'Cannot listen on %s:%s: %s', 1),
@@ -104,9 +110,9 @@ export class SvcError extends Error {
   readonly exitCode: number;
   readonly errors: Violation[] | undefined;
   /** Response headers the answer must carry (e.g. `WWW-Authenticate` on a 401). */
-  readonly headers: Readonly<Record<string, string>> | undefined;
+  readonly headers: Readonly<Record<string, string | readonly string[]>> | undefined;
 
-  constructor(d: ErrorDef, args: readonly unknown[] = [], errors?: Violation[], headers?: Readonly<Record<string, string>>) {
+  constructor(d: ErrorDef, args: readonly unknown[] = [], errors?: Violation[], headers?: Readonly<Record<string, string | readonly string[]>>) {
     super(format(d.message, args));
     this.name = 'SvcError';
     this.code = d.code;

@@ -62,7 +62,7 @@ test('--port 0 prints the listing and the chosen port; SIGTERM lets an in-flight
     assert.ok(lines.includes('GET /api/v3/pet/{petId} -> direct:getPetById [route]'));
     assert.ok(lines.includes('PUT /api/v3/pet -> direct:updatePet [ignored]'));
     assert.match(lines.at(-1)!, /^listening on http:\/\/127\.0\.0\.1:\d+$/);
-    assert.match(output.stderr, /^WARN missingOperation=ignore: 16 operation\(s\) have no route/);
+    assert.match(output.stderr, /^WARN missingOperation=ignore: 16 operation\(s\) have no route/m);
     assert.deepEqual(await (await fetch(`${origin}/api/v3/pet/5`)).json(), { id: 5, via: 'ts' }, 'a .ts module runs');
 
     const slow = fetch(`${origin}/api/v3/store/inventory`);

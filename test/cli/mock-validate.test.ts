@@ -134,7 +134,7 @@ test('mock: the command line is checked (exit code 2) and a contract that cannot
   const two = await run(['mock', 'a.yaml', 'b.yaml'], dir);
   assert.deepEqual([two.code, two.stderr], [2, 'svc-facade: mock takes one contract, got a.yaml b.yaml (try svc-facade mock --help)\n']);
   const unknown = await run(['mock', 'items.yaml', '--watch-me'], dir);
-  assert.deepEqual([unknown.code, unknown.stderr], [2, 'svc-facade: unknown option --watch-me for mock; allowed: --port, --host, --base-path, --dynamic, --watch, --help\n']);
+  assert.deepEqual([unknown.code, unknown.stderr], [2, 'svc-facade: unknown option --watch-me for mock; allowed: --port, --host, --base-path, --dynamic, --watch, --no-security, --help\n']);
   const badPort = await run(['mock', 'items.yaml', '--port', 'x'], dir);
   assert.equal(badPort.code, 2);
   assert.match(badPort.stderr, /^svc-facade: --port: option server\.port has invalid value "x"/);
@@ -155,7 +155,9 @@ test('validate: the Petstore loads; its operations are listed and the exit code 
   assert.equal(lines[0], 'spec/petstore-v3.json: OpenAPI 3.0.4, 19 operation(s), base path /api/v3');
   assert.ok(lines.includes('  GET /api/v3/pet/{petId} -> direct:getPetById'), stdout);
   assert.equal(lines.filter((l) => l.includes(' -> direct:')).length, 19);
-  assert.equal(lines.at(-1), 'spec/petstore-v3.json: ok');
+  // The Petstore declares security on most operations: a configured server enforces it only when asked (test/cli/mock-security.test.ts).
+  assert.match(lines.at(-2)!, /^ {2}warning: \d+ operation\(s\) declare security requirements that nothing enforces/);
+  assert.equal(lines.at(-1), 'spec/petstore-v3.json: ok (1 warning(s))');
 });
 
 test('validate: a broken reference, a duplicate operationId, another version: exit code 1, the startup message, no stack; the good one is still listed', async () => {

@@ -5,7 +5,7 @@ import { isIP, type BlockList, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { TOKEN, connectionOptions, isUnsendableValue } from '../../http/fields.js';
 import { isForwardingField } from '../../http/forwarding-fields.js';
-import { isInternalName, type Exchange } from '../../message/exchange.js';
+import { isInternalName, PropertyNames, type Exchange } from '../../message/exchange.js';
 
 /** RFC 9110 §7.6.1, plus the pre-standard Keep-Alive and Proxy-Connection. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
@@ -24,14 +24,14 @@ const NOT_COPIED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...SET_BY_PROXY]
  * and what routes set, query and path parameters included, as Camel sends them), then Forwarded,
  * X-Forwarded-* and Via. Host comes first, so a redirect can point it elsewhere.
  */
-export function backendRequestHeaders(ex: Exchange, host: string, trusted: BlockList | undefined, contentLength: string | undefined): string[] {
+export function backendRequestHeaders(ex: Exchange, host: string, trusted: BlockList | undefined, contentLength: string | undefined, principalHeader?: string): string[] {
   const headers = ex.message.headers;
   const listed = connectionOptions(headers.get('connection'));
   const out = ['host', host];
   const req = ex.request;
   const facts = req === undefined ? undefined : clientFacts(req, trusted);
   headers.forEach((value, name) => {
-    if (NOT_COPIED.has(name) || isInternalName(name) || value === undefined || value === null || (listed.length !== 0 && listed.includes(name))) return;
+    if (NOT_COPIED.has(name) || isInternalName(name) || value === undefined || value === null || (listed.length !== 0 && listed.includes(name)) || name === principalHeader) return;
     // X-Real-IP, X-Forwarded-Prefix, X-HTTP-Method-Override...: believed from a trusted proxy only; a route may set them.
     if (facts !== undefined && !facts.trust && isForwardingField(name) && !headers.writtenNames().includes(name)) return;
     const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : typeof value === 'number' ? String(value) : undefined;
@@ -40,11 +40,17 @@ export function backendRequestHeaders(ex: Exchange, host: string, trusted: Block
     if (text !== undefined && TOKEN.test(name) && !isUnsendableValue(text)) out.push(name, text);
   });
   if (contentLength !== undefined) out.push('content-length', contentLength);
+  if (principalHeader !== undefined) addPrincipal(out, principalHeader, ex.properties[PropertyNames.PRINCIPAL]);
   if (facts !== undefined) addForwarding(out, req!, facts);
   out.push('via', appendVia(headers.get('via'), req?.httpVersion ?? '1.1'));
   // What the client itself sent, for a redirect to another origin (crossOriginHeaders); one property, no copy.
   if (req !== undefined) (out as BackendHeaders)[CLIENT_FIELDS] = req.headers;
   return out;
+}
+
+/** The principal the contract's security admitted (never the client's own copy of the field): percent-encoded when no header can carry it as is. */
+function addPrincipal(out: string[], name: string, principal: unknown): void {
+  if (typeof principal === 'string' && principal !== '') out.push(name, isUnsendableValue(principal) ? encodeURIComponent(principal) : principal);
 }
 
 const CLIENT_FIELDS = Symbol('svc.clientFields');

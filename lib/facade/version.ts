@@ -82,10 +82,6 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
   // The contract's security (docs/security.md#contract-security) replaces the blanket oauthProfile check,
   // whose token verification it uses for bearer, oauth2 and openIdConnect schemes.
   const security = config.rest.clientSecurityValidation === true ? compileContractSecurity(config, contract, consumer.authenticate) : undefined;
-  if (security === undefined) {
-    const unenforced = securedOperationCount(table.operations, contract);
-    if (unenforced > 0) logger.warn(unenforcedSecurityWarning(unenforced));
-  }
   const router = new Router<OperationRuntime>();
   const operations: ServedOperation[] = [];
   const report: string[] = [];
@@ -119,6 +115,11 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
   if (table.skipped.webhooks > 0) report.push(`skipped ${table.skipped.webhooks} webhook(s): webhooks are not served`);
   if (table.skipped.callbacks > 0) report.push(`skipped ${table.skipped.callbacks} callback(s): callbacks are not served`);
   if (missing.length > 0 && missingOperation === 'ignore') logger.warn(`missingOperation=ignore: ${missing.length} operation(s) have no route and echo the request: ${missing.map((id) => `direct:${id}`).join(', ')}`);
+  // Last, once the facade is known to start: a failed start prints only its error.
+  if (security === undefined) {
+    const unenforced = securedOperationCount(table.operations, contract);
+    if (unenforced > 0) logger.warn(unenforcedSecurityWarning(unenforced));
+  }
 
   registerSpecEndpoints(router, ctx);
   const endpoints = observation.endpoints(operations.length, operations.filter((o) => o.disposition === 'route').length);

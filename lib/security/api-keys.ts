@@ -3,9 +3,7 @@
 // A presented key is hashed and compared with every stored digest in constant time: how long the check
 // takes tells nothing about which key, or how much of one, matched.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { Errors, svcError } from '../util/errors.js';
+import { readSecurityFile } from './security-file.js';
 
 interface StoredKey {
   digest: Buffer;
@@ -22,21 +20,11 @@ export interface ApiKeys {
 }
 
 export function readApiKeys(file: string, baseDir: string): ApiKeys {
-  const path = resolve(baseDir, file);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw svcError(Errors.SECURITY_FILE, 'svc.security.apiKeys', path, (err as Error).message);
-  }
+  const source = readSecurityFile('svc.security.apiKeys', file, baseDir);
   const keys: StoredKey[] = [];
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    // Never the line itself in a message: it holds a key.
+  for (const { text: line, number } of source.entries) {
     const fail = (reason: string): never => {
-      throw svcError(Errors.SECURITY_FILE, 'svc.security.apiKeys', `${path} line ${i + 1}`, reason);
+      throw source.invalid(number, reason);
     };
     let principal: string | undefined;
     let key = line;
@@ -54,9 +42,9 @@ export function readApiKeys(file: string, baseDir: string): ApiKeys {
     if (keys.some((k) => k.digest.equals(digest))) fail('the same key is listed twice');
     keys.push({ digest, principal });
   }
-  if (keys.length === 0) throw svcError(Errors.SECURITY_FILE, 'svc.security.apiKeys', path, 'it lists no key, so no request could be admitted');
+  if (keys.length === 0) throw source.unusable('it lists no key, so no request could be admitted');
   return {
-    file: path,
+    file: source.path,
     match(key) {
       const digest = sha256(key);
       let found: StoredKey | undefined;

@@ -4,9 +4,7 @@
 // bcrypt is checked with bcryptjs (pure JavaScript, asynchronous, so a check never blocks the event loop);
 // a verified pair is then trusted for a minute, so a client repeating its credentials pays bcrypt once.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { Errors, svcError } from '../util/errors.js';
+import { readSecurityFile } from './security-file.js';
 import { TokenCache } from './token-cache.js';
 
 const MAX_AUTHORIZATION_LENGTH = 8192;
@@ -46,22 +44,15 @@ export interface BasicUsers {
 
 type Bcrypt = { compare(password: string, hash: string): Promise<boolean> };
 let bcrypt: Promise<Bcrypt> | undefined;
+/** bcryptjs, imported once on first need (a facade without bcrypt users never loads it). */
+const loadBcrypt = (): Promise<Bcrypt> => (bcrypt ??= import('bcryptjs').then((m) => (m.default ?? m) as Bcrypt));
 
 export function readBasicUsers(file: string, baseDir: string): BasicUsers {
-  const path = resolve(baseDir, file);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw svcError(Errors.SECURITY_FILE, 'svc.security.basicUsers', path, (err as Error).message);
-  }
+  const source = readSecurityFile('svc.security.basicUsers', file, baseDir);
   const users = new Map<string, Entry>();
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '' || line.startsWith('#')) continue;
+  for (const { text: line, number } of source.entries) {
     const fail = (reason: string): never => {
-      throw svcError(Errors.SECURITY_FILE, 'svc.security.basicUsers', `${path} line ${i + 1}`, reason);
+      throw source.invalid(number, reason);
     };
     const colon = line.indexOf(':');
     if (colon <= 0) fail('not of the form user:hash');
@@ -72,8 +63,9 @@ export function readBasicUsers(file: string, baseDir: string): BasicUsers {
     else if (/^\{SHA\}[A-Za-z0-9+/]{27}=$/.test(hash)) users.set(user, { kind: 'sha', digest: Buffer.from(hash.slice(5), 'base64') });
     else fail(`the hash of user ${JSON.stringify(user)} is neither bcrypt ($2y$, $2b$, $2a$: htpasswd -B) nor {SHA} (htpasswd -s); other formats (MD5 $apr1$, crypt, plain text) are not accepted`);
   }
-  if (users.size === 0) throw svcError(Errors.SECURITY_FILE, 'svc.security.basicUsers', path, 'it lists no user, so no request could be admitted');
-  if ([...users.values()].some((e) => e.kind === 'bcrypt')) bcrypt ??= import('bcryptjs').then((m) => (m.default ?? m) as Bcrypt);
+  if (users.size === 0) throw source.unusable('it lists no user, so no request could be admitted');
+  // Loaded now, so the first request does not wait for the import.
+  void loadBcrypt();
   const verified = new TokenCache<true>(CACHE_SIZE);
 
   return {
@@ -89,7 +81,7 @@ export function readBasicUsers(file: string, baseDir: string): BasicUsers {
         return ok;
       }
       const hash = entry?.hash ?? UNKNOWN_USER_HASH;
-      return (bcrypt ??= import('bcryptjs').then((m) => (m.default ?? m) as Bcrypt)).then(async (b) => {
+      return loadBcrypt().then(async (b) => {
         const ok = (await b.compare(password, hash)) && entry !== undefined;
         if (ok) verified.set(key, true, Date.now() + CACHE_MS);
         return ok;

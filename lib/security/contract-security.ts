@@ -40,7 +40,10 @@ export function compileContractSecurity(config: FacadeConfig, contract: Contract
     let scheme = compiled.get(name);
     if (scheme !== undefined) return scheme;
     const object = declared.get(name);
-    if (object === undefined) throw svcError(Errors.SECURITY_SCHEME, `${where}: the security requirement names ${name}, which is not in components.securitySchemes${declared.size > 0 ? ` (${[...declared.keys()].join(', ')})` : ''}`);
+    if (object === undefined) {
+      const known = declared.size > 0 ? ` (${[...declared.keys()].join(', ')})` : '';
+      throw svcError(Errors.SECURITY_SCHEME, `${where}: the security requirement names ${name}, which is not in components.securitySchemes${known}; fix the contract, or serve it without enforcing its security (clientSecurityValidation: false, svc-facade mock --no-security)`);
+    }
     scheme = compileScheme(name, object, ctx);
     compiled.set(name, scheme);
     return scheme;

@@ -104,7 +104,8 @@ function refusal(requirements: readonly Requirement[], tried: readonly Outcome[]
   let bestScore = -1;
   for (let r = 0; r < tried.length; r++) {
     let score = 0;
-    for (const o of tried[r]!) score += o.met ? 3 : o.closeness;
+    // Schemes met first; among equals, how close the others came (refused or short of scopes beats missing).
+    for (const o of tried[r]!) score += o.met ? 1000 : o.closeness;
     if (score > bestScore) {
       best = r;
       bestScore = score;

@@ -3,9 +3,11 @@
 // a real OAuth profile with scopes, the embedder's handlers, and the OR-of-ANDs rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { serve } from '../helpers.js';
 import { basic, call, HMAC_SECRET, KEYS, securedConfig, securedDir } from './contract-security-fixture.js';
-import { ISSUER, token } from './tokens.js';
+import { ISSUER, signingKey, token } from './tokens.js';
 
 const PROBLEM = 'application/problem+json';
 
@@ -216,6 +218,61 @@ test('securityHandlers decide their scheme with the requirement scopes; a princi
     assert.equal(basicRefused.status, 401);
     assert.deepEqual(basicRefused.challenges, ['Basic']);
     assert.equal(calls.count, 2);
+  } finally {
+    await running.close();
+  }
+});
+
+test('fail closed: an unreachable key source is 503, two Authorization fields are refused, a handler that throws is a 500, never an admission', async () => {
+  const dir = securedDir();
+  const calls = { count: 0 };
+  // A port nothing listens on: the JWKS cannot be fetched.
+  const closed = await new Promise<number>((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  const properties = { 'svc.rest.endpointProperty.oauthProfile': 'main', 'svc.oauth.main.issuer': ISSUER, 'svc.oauth.main.jwks-uri': `http://127.0.0.1:${closed}/jwks.json` };
+  const securityHandlers = {
+    custom: () => {
+      throw 'not an Error';
+    },
+  };
+  const running = await serve(securedConfig(dir, calls, { properties, securityHandlers }), { env: {} });
+  try {
+    const key = await signingKey('k1');
+    const unavailable = await call(running.origin, '/scoped', { authorization: `Bearer ${await token(key, { claims: { scope: 'pets:write' } })}` });
+    assert.equal(unavailable.status, 503);
+    assert.equal(unavailable.type, PROBLEM);
+    const twice = await new Promise<number>((resolve, reject) => {
+      // Two Authorization fields: node would keep the first; the facade refuses both.
+      const req = request(`${running.origin}/basic`, { headers: { authorization: [basic('a', 'b'), basic('c', 'd')] } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(twice, 401);
+    const thrown = await call(running.origin, '/custom', { 'x-custom': 'x' });
+    assert.equal(thrown.status, 500);
+    assert.equal(calls.count, 0);
+    assert.ok(running.logger.lines.some((l) => l.startsWith('ERROR GET /custom (direct:custom) failed: not an Error')), running.logger.lines.join('\n'));
+  } finally {
+    await running.close();
+  }
+});
+
+test('the JSON access log names the principal', async () => {
+  const dir = securedDir();
+  const lines: unknown[] = [];
+  const logger = { info: (m: string, f?: Record<string, unknown>) => void lines.push({ m, ...f }), warn: () => {}, error: () => {} };
+  const running = await serve(securedConfig(dir, { count: 0 }, { security: { apiKeys: 'api-keys.txt' }, observe: { accessLog: true, logFormat: 'json' } }), { env: {}, logger });
+  try {
+    assert.equal((await call(running.origin, '/key', { 'x-api-key': KEYS.alice })).status, 200);
+    assert.ok(lines.some((l) => (l as { m: string; principal?: string }).m === 'access' && (l as { principal?: string }).principal === 'alice'), JSON.stringify(lines));
   } finally {
     await running.close();
   }

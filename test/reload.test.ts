@@ -8,6 +8,8 @@ import { cpSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CORPUS, getText, ROOT, serve, tempDir, thingContract, thingSchemas } from './helpers.js';
+import type { RefResolver } from '../lib/contract/refs.js';
+import { operationChanges } from '../lib/watch/changes.js';
 
 const API = pathToFileURL(join(ROOT, 'lib/index.ts')).href;
 
@@ -258,6 +260,27 @@ test("a large contract (Stripe's, 2.8 MB, 384 operations, deeply $ref'd) reloads
   const running = await serve({ specification: contractFile, missingOperation: 'mock' }, { env: {} });
   try {
     const { facade } = running;
+    // The work counted, not timed: telling two versions apart resolves each `$ref` of the contract at most
+    // once per version (a target is hashed once however many operations reach it), where expanding the
+    // references would resolve them once per path through Stripe's graph. Past the bound the counter stops
+    // the work, and this comes first, so a regression fails here rather than hanging the reloads below.
+    const refs = refCount(facade.contract.refs.root);
+    let resolved = 0;
+    const counting = (resolver: RefResolver): RefResolver =>
+      new Proxy(resolver, {
+        get(target, key) {
+          if (key !== 'resolveRef') return Reflect.get(target, key, target) as unknown;
+          return (ref: string, uri: string) => {
+            if (++resolved > 2 * refs) throw new Error('over the bound');
+            return target.resolveRef(ref, uri);
+          };
+        },
+      });
+    const version = () => ({ operations: facade.operations, contract: { refs: counting(facade.contract.refs) }, config: { routes: [] } });
+    assert.deepEqual(operationChanges(version(), version()), { added: [], removed: [], changed: [] });
+    console.log(`# Stripe: ${resolved} $refs resolved to compare two versions; the contract has ${refs}`);
+    assert.ok(resolved > 0 && resolved <= 2 * refs, `${resolved} $refs resolved for a contract of ${refs}`);
+
     assert.deepEqual(await facade.reload(), { added: [], removed: [], changed: [] });
     // One schema many operations reach, changed: those operations, and only those, are reported.
     const text = readFileSync(contractFile, 'utf8');
@@ -273,3 +296,10 @@ test("a large contract (Stripe's, 2.8 MB, 384 operations, deeply $ref'd) reloads
     await running.close();
   }
 });
+
+/** How many `$ref`s a document holds. */
+function refCount(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  const own = typeof (value as { $ref?: unknown }).$ref === 'string' ? 1 : 0;
+  return own + Object.values(value).reduce((sum: number, v) => sum + refCount(v), 0);
+}

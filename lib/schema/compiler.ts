@@ -112,6 +112,9 @@ export class SchemaCompiler {
       // Side by side (not wrapped in allOf), so `unevaluatedProperties` beside a `$ref` sees what it evaluates.
       return { ...(this.convert(siblings, uri, direction, depth + 1) as Json), $ref: target.$ref };
     }
+    // An empty `enum` allows no value (2020-12 permits it; Discord's contract has one). ajv refuses to compile
+    // it, which would refuse every request of the operation, so it is the schema that accepts nothing.
+    if (Array.isArray(node.enum) && node.enum.length === 0) return !v31 && node.nullable === true ? { type: 'null' } : false;
     const out: Json = {};
     const sub = (s: unknown): AnySchema => this.convert(s, uri, direction, depth + 1);
     for (const key of Object.keys(node)) {

@@ -40,7 +40,7 @@ const FORMATS: Record<string, string> = {
 };
 /** Formats ajv-formats checks that this generator does not produce: such schemas are skipped. */
 const CHECKED_FORMATS = new Set(['duration', 'uri-template', 'regex', 'json-pointer', 'relative-json-pointer', 'json-pointer-uri-fragment', 'iso-time', 'iso-date-time']);
-const UNSUPPORTED = ['pattern', 'not', 'oneOf', 'if', 'dependentSchemas', 'dependentRequired', 'patternProperties', 'propertyNames', 'contains', 'unevaluatedProperties', 'unevaluatedItems', 'minProperties', 'maxProperties', 'discriminator', 'prefixItems', 'multipleOf', '$dynamicRef'];
+const UNSUPPORTED = ['not', 'oneOf', 'if', 'dependentSchemas', 'dependentRequired', 'patternProperties', 'propertyNames', 'contains', 'unevaluatedProperties', 'unevaluatedItems', 'minProperties', 'maxProperties', 'discriminator', 'prefixItems', 'multipleOf', '$dynamicRef'];
 const MAX_DEPTH = 6;
 
 export class Generator {
@@ -126,12 +126,27 @@ export class Generator {
     const format = typeof node.format === 'string' ? FORMATS[node.format] : undefined;
     const min = typeof node.minLength === 'number' ? node.minLength : 0;
     const max = typeof node.maxLength === 'number' ? node.maxLength : Infinity;
+    if (node.pattern !== undefined) return this.patterned(node, format, min, max);
     if (format !== undefined) {
       if (format.length < min || format.length > max) throw new Unsupported('format length');
       return format;
     }
     const length = Math.min(max, Math.max(min, 3 + Math.floor(this.random() * 5)));
     return 'abcdefghijklmnopqrstuvwxyz'.repeat(Math.ceil((length + 1) / 26)).slice(0, length);
+  }
+
+  /** A pattern is not generated from: the schema's own samples, else a few plain strings, the first that fits. */
+  private patterned(node: Json, format: string | undefined, min: number, max: number): string {
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(String(node.pattern), 'u');
+    } catch {
+      throw new Unsupported('pattern');
+    }
+    const candidates = [node.example, node.default, format, '1', '123456789012345678', 'abc', 'A', 'a1', 'x'];
+    const fit = candidates.find((c): c is string => typeof c === 'string' && c.length >= min && c.length <= max && pattern.test(c));
+    if (fit === undefined) throw new Unsupported('pattern');
+    return fit;
   }
 
   private number(node: Json, type: 'integer' | 'number'): number {

@@ -117,6 +117,14 @@ test('a recursive schema validates at every depth', async () => {
   }
 });
 
+test('an empty enum allows no value: the property may be left out, never sent (Discord\'s join-request action)', async () => {
+  const schema = { type: 'object', properties: { action: { type: 'string', enum: [] }, reason: { type: 'string' } } };
+  assert.deepEqual(await statuses(bodyContract('3.1.0', schema), [{}, { reason: 'r' }, { action: 'APPROVED' }, { action: '' }]), [200, 200, 400, 400]);
+  assert.deepEqual(await statuses(bodyContract('3.0.3', schema), [{ reason: 'r' }, { action: 'APPROVED' }]), [200, 400]);
+  const nullable = { type: 'object', properties: { action: { type: 'string', enum: [], nullable: true } } };
+  assert.deepEqual(await statuses(bodyContract('3.0.3', nullable), [{ action: null }, { action: 'x' }]), [200, 400], '3.0 nullable: null still allowed');
+});
+
 test('the corpus\' circular schemas load and validate: valid bodies pass at any depth, a wrong value deep in the cycle is named by its pointer', async () => {
   const r = await serveFile(join(CORPUS, 'readme-oas-examples/3.0/schema-circular.yaml'), { missingOperation: 'mock' });
   try {

@@ -115,7 +115,7 @@ async function buildVersion(config: FacadeConfig, logger: Logger): Promise<Facad
 
   const bus = new DirectBus();
   const serverOptions = resolvedServerOptions(config);
-  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir);
+  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir, logger);
   bindTypedRoutes(config, table.operations, contract);
   for (const def of config.routes) {
     try {

@@ -15,7 +15,9 @@ import type { BackendEndpoint } from './endpoint.js';
 import { backendError, shownOrigin } from './failure.js';
 import { applyBackendResponse, backendRequestHeaders } from './headers.js';
 import { forwardablePath } from './path.js';
+import { checkedHop } from './redirect-guard.js';
 import { redirectTarget, type Hop } from './redirects.js';
+import { REQUEST_ID_HEADER } from '../../observe/request-id.js';
 import { BackendAnswer, responseHeaders } from './response.js';
 
 const METHOD = HeaderNames.METHOD;
@@ -149,7 +151,7 @@ class BackendCall {
     const body = upload ?? hop.payload ?? null;
     // reset: false keeps the connection after a DELETE, OPTIONS or TRACE body, which undici would otherwise
     // close as a body some servers do not read: framed by its length or chunked, it is read like any other.
-    dispatcher.dispatch({ origin: hop.endpoint.origin, path: hop.path, method: hop.method as Dispatcher.HttpMethod, headers: hop.headers, body, headersTimeout: upload === undefined ? timeout : 0, bodyTimeout: timeout, ...(body !== null && KEEP) }, attempt);
+    dispatcher.dispatch({ origin: hop.endpoint.connectOrigin ?? hop.endpoint.origin, path: hop.path, method: hop.method as Dispatcher.HttpMethod, headers: hop.headers, body, headersTimeout: upload === undefined ? timeout : 0, bodyTimeout: timeout, ...(body !== null && KEEP) }, attempt);
   }
 
   /** undici took the request to a connection (Attempt.onConnect). */
@@ -162,13 +164,43 @@ class BackendCall {
     clearTimeout(this.idle);
     if (this.settled) return false;
     const { hop } = attempt;
-    const next = attempt.upload === undefined && this.endpoint.options.followRedirects && attempt.redirects < MAX_REDIRECTS ? redirectTarget(hop, res) : undefined;
+    const target = attempt.upload === undefined && this.endpoint.options.followRedirects && attempt.redirects < MAX_REDIRECTS ? redirectTarget(hop, res, this.endpoint) : undefined;
+    // Another origin than the hop's and the route's: its address is checked first (a host name is resolved).
+    const next = target === undefined || typeof target === 'string' || target.endpoint === hop.endpoint || target.endpoint.origin === this.endpoint.origin ? target : checkedHop(target);
     if (next === undefined) {
+      this.answer(res);
+      return true;
+    }
+    if (next instanceof Promise) {
+      // The answer is held (its parser pauses once HELD bytes wait) until the name is resolved.
+      void next.then((checked) => this.redirected(attempt, res, checked));
+      return true;
+    }
+    if (typeof next === 'string') {
+      this.refusedRedirect(res, next);
       this.answer(res);
       return true;
     }
     this.send(next, undefined, attempt.redirects + 1, false);
     return false;
+  }
+
+  /** A redirect whose host name was resolved: followed (the held answer dropped), or the answer passed on. */
+  private redirected(attempt: Attempt, res: BackendAnswer, next: Hop | string): void {
+    if (this.settled) return;
+    if (this.cut !== undefined) return this.fail(new Error('the client closed its connection while a redirect\'s address was looked up'));
+    if (typeof next === 'string') {
+      this.refusedRedirect(res, next);
+      return this.answer(res);
+    }
+    attempt.drop();
+    this.send(next, undefined, attempt.redirects + 1, false);
+  }
+
+  /** One WARN line per redirect not followed; the client gets the 3xx as it was. */
+  private refusedRedirect(res: BackendAnswer, why: string): void {
+    const id = this.ex.message.headers.get(REQUEST_ID_HEADER);
+    this.ctx.logger.warn(`redirect not followed: ${res.statusCode} from ${this.endpoint.origin} to ${String(res.headers.location)}: ${why}`, typeof id === 'string' ? { requestId: id } : undefined);
   }
 
   /** The request failed before an answer came. */
@@ -349,6 +381,12 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.response = res;
     this.discard = !this.call.answered(this, res);
     return true;
+  }
+
+  /** The answer's head led to another hop after all (a redirect resolved late): what is held of its body is dropped, the rest read and dropped. */
+  drop(): void {
+    this.discard = true;
+    this.response?.drop();
   }
 
   onData(chunk: Buffer): boolean {

@@ -6,6 +6,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { Agent, Dispatcher, Pool } from 'undici';
 import type { BackendOptions } from './options.js';
+import { silentLogger, type Logger } from '../../log.js';
 import { Errors, svcError } from '../../errors.js';
 import type { BackendEndpoint } from './endpoint.js';
 
@@ -17,13 +18,15 @@ export interface BackendContext {
   readonly baseDir: string;
   /** Peers whose Forwarded / X-Forwarded-* values are kept and appended to; undefined: none. */
   readonly trusted: BlockList | undefined;
+  /** Where a backend call says what it decided without failing (a redirect not followed). */
+  readonly logger: Logger;
   /** The pool for an endpoint's origin and TLS settings, made on first use. */
   pool(endpoint: BackendEndpoint): BackendPool;
   /** Closes every pooled connection (the facade stops). */
   close(): void;
 }
 
-export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string): BackendContext {
+export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string, logger: Logger = silentLogger): BackendContext {
   const pools = new Map<string, BackendPool>();
   const trusted = parseTrustedProxies(options.trustedProxies);
   return {
@@ -31,6 +34,7 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
     maxBodySize,
     baseDir,
     trusted,
+    logger,
     pool(endpoint) {
       let pool = pools.get(endpoint.poolKey);
       if (pool === undefined) {

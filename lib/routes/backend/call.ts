@@ -347,6 +347,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   private done = false;
   /** A redirect's body: read and dropped. */
   private discard = false;
+  /** A 204 or 304: the answer ended with its head. */
+  private bodiless = false;
 
   constructor(
     private readonly call: BackendCall,
@@ -376,10 +378,25 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true;
+    // No HTTP status is three digits above 599 (RFC 9110 §15): the backend's fault, said in the log line.
+    if (statusCode > 599) {
+      this.abort(new Error(`the backend answered with status ${statusCode}, outside 100–599`));
+      return true;
+    }
     this.resumeParser = resume;
-    const res = new BackendAnswer(statusCode, responseHeaders(rawHeaders), (err) => void this.abort(err));
+    const headers = responseHeaders(rawHeaders);
+    const res = new BackendAnswer(statusCode, headers, (err) => void this.abort(err));
     this.response = res;
     this.discard = !this.call.answered(this, res);
+    // RFC 9110 §6.4.1: 204 and 304 never have a body, whatever Content-Length says (a 304's is the length
+    // of the representation it does not carry; a 204 must not have one). The answer ends with its head, and
+    // what undici says next (it takes the missing bytes for a short body and closes the connection) is not
+    // this call's concern. After HEAD undici itself expects no body.
+    if (statusCode === 204 || statusCode === 304) {
+      if (statusCode === 204) delete headers['content-length'];
+      this.bodiless = true;
+      if (!this.discard) res.end();
+    }
     return true;
   }
 
@@ -391,14 +408,14 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   onData(chunk: Buffer): boolean {
     const res = this.response;
-    if (res === undefined || this.discard) return true;
+    if (res === undefined || this.discard || this.bodiless) return true;
     return res.data(chunk, this.resumeParser!);
   }
 
   onComplete(): void {
     this.finish();
     const res = this.response;
-    if (res === undefined || this.discard) return;
+    if (res === undefined || this.discard || this.bodiless) return;
     res.end();
   }
 
@@ -406,7 +423,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.finish();
     const res = this.response;
     if (res === undefined) return this.call.failed(this, err);
-    if (!this.discard) res.fail(err);
+    if (!this.discard && !this.bodiless) res.fail(err);
   }
 
   private finish(): void {
@@ -427,7 +444,8 @@ const SOCKET_CLOSED = 'UND_ERR_SOCKET';
 /** The backend closed a connection that had carried earlier answers, before answering this request. */
 function onStaleConnection(err: Error): boolean {
   const { code, socket } = err as Error & { code?: string; socket?: { bytesRead?: number } };
-  return code === SOCKET_CLOSED && (socket?.bytesRead ?? 0) > 0;
+  // "bad response": the backend sent an answer undici will not read (a 100 cut across reads): not a race.
+  return code === SOCKET_CLOSED && (socket?.bytesRead ?? 0) > 0 && err.message !== 'bad response';
 }
 
 const MAX_REDIRECTS = 20;

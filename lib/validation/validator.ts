@@ -20,6 +20,7 @@ import { isItemSource } from '../streams/response.js';
 import { bodyKind, compileMediaCheck, type BodyContext, type BodyKind, type MediaCheck } from './bodies.js';
 import { checkWholeSequence, compileItemChecks } from './items.js';
 import { compileParameterCheck } from './parameters.js';
+import { reportControlNames } from './query-names.js';
 import { SchemaCompiler } from './schemas.js';
 import { Violations } from './violations.js';
 
@@ -95,6 +96,7 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
 
     const out = new Violations();
     checkParameters?.(facts, out);
+    if (facts.queryPairs.length > 0) reportControlNames(facts.queryPairs, out);
     if (!sent) {
       if (required) out.add('body-missing', 'body', '', '', 'is required');
     } else if (match !== undefined && !streamed) {

@@ -27,7 +27,7 @@ function rssMiB(pid: number): number {
 
 test('8 connections × 1,500 pipelined GETs of a 48 KB answer, never read: RSS grows < 50 MiB, others are served, the connections are closed', async (t) => {
   const dir = tempDir({
-    'app.yaml': `- rest:\n    openApi:\n      specification: ${JSON.stringify(PETSTORE)}\n      missingOperation: ignore\n- route:\n    from:\n      uri: direct:getInventory\n      steps:\n        - setBody:\n            constant: '${'x'.repeat(ANSWER_BYTES)}'\n        - setHeader:\n            name: Content-Type\n            constant: application/json\n`,
+    'app.yaml': `- rest:\n    openApi:\n      specification: ${JSON.stringify(PETSTORE)}\n      missingOperation: ignore\n- route:\n    from:\n      uri: direct:getInventory\n      steps:\n        - setBody:\n            simple: '\${header.x-request-id}${'x'.repeat(ANSWER_BYTES)}'\n        - setHeader:\n            name: Content-Type\n            constant: application/json\n`,
     'app.properties': `svc.server.host=127.0.0.1\nsvc.server.port=0\nsvc.server.requestTimeout=${REQUEST_TIMEOUT_MS}ms\n`,
   });
   const cli = startCli(process.execPath, [MAIN, join(dir, 'app.yaml'), join(dir, 'app.properties')], { cwd: dir, env: ENV });

@@ -15,6 +15,7 @@ import { Exchange, Headers, PropertyNames } from '../routes/exchange.js';
 import { requestIdOf } from '../observe/request-id.js';
 import { wholeBody } from '../routes/streamed-body.js';
 import { PosingQueryNames } from '../validation/query-names.js';
+import { compileAnswerType, compileDeclaredSerializer } from './answer-type.js';
 import { operationQuerystring } from '../validation/querystring.js';
 import { RequestHeaders } from './request-headers.js';
 import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from './stages.js';
@@ -34,7 +35,10 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const queryDefaults = compileQueryDefaults(op, ctx.contract, stages.check !== undefined);
   const querystring = operationQuerystring(op, ctx.contract.refs);
   const posing = PosingQueryNames.of(op.parameters);
-  const { authenticate, check, decode, invoke, serialize, checkResponse } = stages;
+  const { authenticate, check, decode, invoke, checkResponse } = stages;
+  // An object answer without a Content-Type gets one its status declares (answer-type.ts).
+  const answerType = compileAnswerType(op, stages.writesType);
+  const serialize = stages.serialize ?? (answerType === undefined ? undefined : compileDeclaredSerializer(op, ctx.contract));
   // Sequential media types (lib/streams/); undefined for operations that declare none.
   const sequence = stages.sequence?.(stages.checkItems);
   // A sequential request body reaches the route item by item, unless the route forwards it to a backend as bytes.
@@ -87,6 +91,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       }
     }
     try {
+      if (answerType !== undefined) answerType(ex);
       if (checkResponse !== undefined) checkResponse(ex, facts!);
       if (sequence !== undefined) sequence.frame(ex, res);
       writeExchange(res, ex, serialize, unsendable);

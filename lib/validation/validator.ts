@@ -13,7 +13,7 @@ import type { Located } from '../contract/refs.js';
 import { Errors, SvcError, svcError } from '../errors.js';
 import { boundedMemo } from '../memo.js';
 import type { Feature, FeatureContext, ItemChecks, OperationStages, RequestFacts } from '../pipeline/stages.js';
-import { compileNegotiator, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
+import { compileNegotiator, essence, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
 import { HeaderNames, type Exchange, type Headers } from '../routes/exchange.js';
 import { isSequential } from '../streams/media.js';
 import { isItemSource } from '../streams/response.js';
@@ -83,7 +83,10 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
     const raw = facts.raw;
     // A body read item by item (lib/streams/) has its items checked as the route reads them.
     const streamed = facts.streamed === true;
-    const sent = streamed || (raw !== undefined && raw.length > 0);
+    // A request that says it sends a form sends one, even an empty one (its required fields are then missing):
+    // only a request without a body media type has no body.
+    const emptyForm = !streamed && (raw === undefined || raw.length === 0) && isEmptyForm(facts.req.headers['content-type']);
+    const sent = streamed || (raw !== undefined && raw.length > 0) || emptyForm;
     // A body without Content-Type is read as the first declared media type (as binding reads it).
     const contentType = facts.req.headers['content-type'] || declared[0];
     let match: ContentTypeMatch | undefined;
@@ -105,7 +108,7 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
         if (out.size > 0) throw out.toError();
         return;
       }
-      const value = mediaCheck(match.declared).parse(raw!, contentType!, match.kind, out);
+      const value = mediaCheck(match.declared).parse(raw ?? NO_BYTES, contentType!, match.kind, out);
       if (value !== undefined) facts.body = value;
     }
     if (out.size > 0) throw out.toError();
@@ -113,6 +116,13 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
 }
 
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
+
+const NO_BYTES = Buffer.alloc(0);
+
+/** An empty body whose Content-Type is a form: read as the empty form, as Twilio's server (and RFC 1866 forms) read it. */
+function isEmptyForm(contentType: string | undefined): boolean {
+  return contentType !== undefined && essence(contentType) === 'application/x-www-form-urlencoded';
+}
 
 function compileResponseCheck(op: Operation, body: BodyContext): (ex: Exchange) => void {
   const checks = new Map<string, MediaCheck>();

@@ -40,7 +40,7 @@ export async function bindingFeature(ctx: FeatureContext): Promise<Feature> {
   const schemas = contractSchemas(ctx.contract);
   const binding: BindingContext = { mode, schemas, instantiator: new Instantiator(classes, schemas.deref, schemas.dispatch), maxBytes: ctx.serverOptions.maxBodySize };
   return (op, disposition): Partial<OperationStages> | undefined =>
-    disposition === 'route' ? { decode: compileDecoder(op, binding), serialize: compileSerializer(op, binding) } : undefined;
+    disposition === 'route' ? { decode: compileDecoder(op, binding), serialize: compileSerializer(op, binding), writesType: (type) => kindOf(type, mode) !== undefined } : undefined;
 }
 
 /** The body kind a media type binds as under the mode, or undefined (the body stays raw). */

@@ -22,9 +22,15 @@ export class MultipartError extends Error {}
 const CRLF = Buffer.from('\r\n');
 const HEADER_END = Buffer.from('\r\n\r\n');
 
-/** The `boundary` parameter of a multipart Content-Type (RFC 2046: 1 to 70 characters). */
+/**
+ * The `boundary` parameter of a multipart Content-Type (RFC 2046: 1 to 70 characters). Given twice it is a
+ * MultipartError: parsers differ on which one counts (busboy the first), so the facade would check other
+ * parts than the backend reads (RFC 9110 §5.6.6: a parameter name appears once).
+ */
 export function boundaryOf(contentType: string): string | undefined {
-  const m = /;\s*boundary\s*=\s*(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
+  const found = [...contentType.matchAll(/;\s*boundary\s*=\s*(?:"([^"]{1,70})"|([^\s;]{1,70}))/gi)];
+  if (found.length > 1) throw new MultipartError('the Content-Type has two boundary parameters');
+  const m = found[0];
   return m ? (m[1] ?? m[2]) : undefined;
 }
 
@@ -47,7 +53,7 @@ export function parseMultipart(body: Buffer, boundary: string, limits: Multipart
     const emptyHeaders = body.indexOf(CRLF, pos) === pos;
     if (!emptyHeaders && (headerEnd === -1 || headerEnd - pos > limits.maxHeaderBytes)) throw new MultipartError('part headers are missing or too long');
     const headers = emptyHeaders ? new Map<string, string>() : parsePartHeaders(body.toString('utf8', pos, headerEnd));
-    if (headers === undefined) throw new MultipartError('malformed part header');
+    if (headers === undefined) throw new MultipartError('malformed part header (a line without a colon, or a field given twice)');
     const dataStart = emptyHeaders ? pos + 2 : headerEnd + 4;
     const dataEnd = body.indexOf(next, dataStart);
     if (dataEnd === -1) throw new MultipartError('the closing boundary is missing');
@@ -58,13 +64,19 @@ export function parseMultipart(body: Buffer, boundary: string, limits: Multipart
   }
 }
 
-/** A part's header lines (CRLF-separated, without the blank line) by lower-case name; undefined when one is malformed. */
+/**
+ * A part's header lines (CRLF-separated, without the blank line) by lower-case name; undefined when one is
+ * malformed or a field comes twice (two Content-Disposition: busboy reads the first, a last-wins parser the
+ * second, so what the facade checks would not be what the backend reads).
+ */
 export function parsePartHeaders(text: string): Map<string, string> | undefined {
   const headers = new Map<string, string>();
   for (const line of text.split('\r\n')) {
     const colon = line.indexOf(':');
     if (colon <= 0) return undefined;
-    headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (headers.has(name)) return undefined;
+    headers.set(name, line.slice(colon + 1).trim());
   }
   return headers;
 }
@@ -74,8 +86,13 @@ function parseDisposition(value: string | undefined): { name: string | undefined
   const out: { name: string | undefined; filename: string | undefined } = { name: undefined, filename: undefined };
   if (value === undefined) return out;
   const param = /;\s*([^=\s;]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g;
+  const seen = new Set<string>();
   for (let m = param.exec(value); m !== null; m = param.exec(value)) {
     const key = m[1]!.toLowerCase();
+    // RFC 6266 §4.1, RFC 7578 §4.2: each parameter once. `name="role"; name="admin"` is read as role by
+    // busboy (multer, @fastify/multipart) and as admin by a last-wins parser: refused, never guessed.
+    if (seen.has(key)) throw new MultipartError(`a part's Content-Disposition gives ${key} twice`);
+    seen.add(key);
     const raw = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : m[3]!.trim();
     if (key === 'name') out.name = raw;
     else if (key === 'filename' && out.filename === undefined) out.filename = raw;

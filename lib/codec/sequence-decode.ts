@@ -264,7 +264,12 @@ class MultipartMixedDecoder implements ItemDecoder {
   private readonly delimiter: Buffer;
 
   constructor(contentType: string, private readonly max: number) {
-    const boundary = boundaryOf(contentType);
+    let boundary: string | undefined;
+    try {
+      boundary = boundaryOf(contentType);
+    } catch (err) {
+      throw new SequenceError(0, `the multipart/mixed Content-Type is malformed: ${(err as Error).message}`);
+    }
     if (boundary === undefined) throw new SequenceError(0, 'the multipart/mixed Content-Type has no boundary');
     this.first = Buffer.from(`--${boundary}`);
     this.delimiter = Buffer.from(`\r\n--${boundary}`);

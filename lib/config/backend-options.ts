@@ -12,6 +12,8 @@ export interface BackendOptions {
   queueTimeout: number;
   /** 502/504 problem details name the backend's origin (it is always in the log line). */
   exposeOrigin: boolean;
+  /** Comma-separated origins besides a route's own that followRedirects may lead to (an endpoint's own option replaces it). */
+  redirectOrigins: string;
 }
 
 export const BACKEND_DEFAULTS: BackendOptions = {
@@ -24,4 +26,5 @@ export const BACKEND_DEFAULTS: BackendOptions = {
   trustedProxies: '',
   queueTimeout: 10_000,
   exposeOrigin: false,
+  redirectOrigins: '',
 };

@@ -108,6 +108,8 @@ export class BackendDefinition extends OptionsDefinition<'backend'> {
   trustedProxies(...proxies: string[]): this { return this.set('trustedProxies', proxies.join(',')); }
   queueTimeout(duration: number | string): this { return this.set('queueTimeout', duration); }
   exposeOrigin(on: boolean): this { return this.set('exposeOrigin', on); }
+  /** Origins besides a route's own that followRedirects may lead to. */
+  redirectOrigins(...origins: string[]): this { return this.set('redirectOrigins', origins.join(',')); }
 }
 
 /** `this.observe()`: health, metrics and log options (`svc.observe.*`). */

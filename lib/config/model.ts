@@ -62,6 +62,7 @@ export const OPTION_TABLE = {
     trustedProxies: str,
     queueTimeout: duration,
     exposeOrigin: bool,
+    redirectOrigins: str,
   },
   // Operations (lib/observe/): health, metrics, request logs.
   observe: {

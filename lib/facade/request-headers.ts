@@ -2,6 +2,7 @@
 // parameters, query parameters (and their contract defaults), the request id and trace context, and the SvcHttp* names. Kept as the request's
 // parts and filled in only when a route first reads its headers (Headers.lazy).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isBrowserOnlyField } from '../http/browser-fields.js';
 import { isForwardingField } from '../http/forwarding-fields.js';
 import { percentDecoded } from '../http/percent.js';
 import { parseQuery, type Pairs } from '../http/query.js';
@@ -117,10 +118,13 @@ const REQUEST_FIELDS: ReadonlySet<string> = new Set([
   'forwarded', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'via',
 ]);
 
-/** Also the whole forwarding family (X-Real-IP, X-Original-URL, X-HTTP-Method-Override...): `?x-real-ip=` is no header. */
+/**
+ * Also the whole forwarding family (X-Real-IP, X-Original-URL, X-HTTP-Method-Override...): `?x-real-ip=` is no
+ * header; nor are the fields only a browser sets (Origin, Referer, Sec-*, X-Requested-With: browser-fields.ts).
+ */
 function isRequestField(name: string): boolean {
   const key = name.toLowerCase();
-  return REQUEST_FIELDS.has(key) || isForwardingField(key);
+  return REQUEST_FIELDS.has(key) || isForwardingField(key) || isBrowserOnlyField(key);
 }
 
 function hasDefault(defaults: readonly (readonly [string, unknown])[], key: string): boolean {

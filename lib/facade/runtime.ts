@@ -17,6 +17,7 @@ import { wholeBody } from '../message/streamed-body.js';
 import { PosingQueryNames } from '../parameters/query-names.js';
 import { operationQuerystring } from '../parameters/querystring.js';
 import { Admission } from '../message/principal.js';
+import { compileAnswerType, compileDeclaredSerializer } from './answer-type.js';
 import { RequestHeaders } from './request-headers.js';
 import { rawBodyValue, type FeatureContext, type OperationRuntime, type OperationStages, type RequestFacts, type RequestObserver } from '../message/stages.js';
 
@@ -35,7 +36,10 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
   const queryDefaults = compileQueryDefaults(op, ctx.contract, stages.check !== undefined);
   const querystring = operationQuerystring(op, ctx.contract.refs);
   const posing = PosingQueryNames.of(op.parameters);
-  const { authenticate, check, decode, invoke, serialize, checkResponse } = stages;
+  const { authenticate, check, decode, invoke, checkResponse } = stages;
+  // An object answer without a Content-Type gets one its status declares (answer-type.ts).
+  const answerType = compileAnswerType(op, stages.writesType);
+  const serialize = stages.serialize ?? (answerType === undefined ? undefined : compileDeclaredSerializer(op, ctx.contract));
   // Sequential media types (lib/sequences/); undefined for operations that declare none.
   const sequence = stages.sequence?.(stages.checkItems);
   // A sequential request body reaches the route item by item, unless the route forwards it to a backend as bytes.
@@ -88,6 +92,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       }
     }
     try {
+      if (answerType !== undefined) answerType(ex);
       if (checkResponse !== undefined) checkResponse(ex, facts!);
       if (sequence !== undefined) sequence.frame(ex, res);
       writeExchange(res, ex, serialize, unsendable);

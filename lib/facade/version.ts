@@ -51,7 +51,7 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
 
   const bus = new DirectBus();
   const serverOptions = resolvedServerOptions(config);
-  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir, principalHeaderName(config.security.principalHeader));
+  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir, principalHeaderName(config.security.principalHeader), logger);
   bindTypedRoutes(config, table.operations, contract);
   for (const def of config.routes) {
     try {

@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { Errors, staticProblem, svcError, type ErrorDef } from '../util/errors.js';
 import type { ServerOptions } from '../config/model.js';
 import { connectionOptions } from './fields.js';
+import { boundedPipelining } from './pipelining.js';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -16,6 +17,7 @@ export function createHttpServer(listener: RequestListener, options: ServerOptio
   // facade would no longer agree on which answer belongs to which request. So the connection closes after
   // that answer, and nothing that arrives behind the request is served (RFC 9112 §9.6).
   const upgradeAsked = new WeakSet<object>();
+  const serve = boundedPipelining(listener, options.requestTimeout);
   const server = createServer(
     {
       requestTimeout: options.requestTimeout,
@@ -30,7 +32,7 @@ export function createHttpServer(listener: RequestListener, options: ServerOptio
         upgradeAsked.add(req.socket);
         res.setHeader('connection', 'close');
       }
-      listener(req, res);
+      serve(req, res);
     },
   );
   // Errors node finds before a request exists (a malformed request, a slow one, oversized headers) get the

@@ -85,6 +85,8 @@ export interface OperationStages {
   invoke: (ex: Exchange) => void | Promise<void>;
   checkResponse?: (ex: Exchange, facts: RequestFacts) => void;
   serialize?: BodySerializer;
+  /** The media types `serialize` can write an object in (binding's mode); without it, JSON and XML ones. */
+  writesType?: (type: string) => boolean;
   /**
    * invoke forwards the request body to a backend untouched (see Route.streamsRequestBody): when no check or
    * decode stage needs the bytes, the exchange body is the request stream itself, never read whole.

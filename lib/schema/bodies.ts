@@ -146,12 +146,12 @@ export function compileMediaCheck(
 }
 
 function multipartParts(raw: Buffer, contentType: string, out: Violations): Part[] | undefined {
-  const boundary = boundaryOf(contentType);
-  if (boundary === undefined) {
-    out.add('schema', 'body', '', '', 'the multipart Content-Type has no boundary');
-    return undefined;
-  }
   try {
+    const boundary = boundaryOf(contentType);
+    if (boundary === undefined) {
+      out.add('schema', 'body', '', '', 'the multipart Content-Type has no boundary');
+      return undefined;
+    }
     return parseMultipart(raw, boundary);
   } catch (err) {
     if (!(err instanceof MultipartError)) throw err;

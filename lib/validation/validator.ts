@@ -12,13 +12,14 @@ import type { Located } from '../contract/refs.js';
 import { Errors, SvcError, svcError } from '../util/errors.js';
 import { boundedMemo } from '../util/memo.js';
 import type { Feature, ItemChecks, OperationStages, RequestFacts } from '../message/stages.js';
-import { compileNegotiator, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
+import { compileNegotiator, essence, findDeclaredMediaType, isJsonMediaType } from '../http/negotiation.js';
 import { HeaderNames, type Exchange, type Headers } from '../message/exchange.js';
 import { isSequential } from '../codec/sequential-media.js';
 import { isItemSource } from '../message/streamed-body.js';
 import { bodyKind, compileMediaCheck, type BodyContext, type BodyKind, type MediaCheck } from '../schema/bodies.js';
 import { checkWholeSequence, compileItemChecks } from '../schema/items.js';
 import { compileParameterCheck } from '../parameters/parameters.js';
+import { reportControlNames } from '../parameters/query-names.js';
 import { bodyContext } from '../schema/body-context.js';
 import { Violations } from '../message/violations.js';
 
@@ -68,7 +69,10 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
     const raw = facts.raw;
     // A body read item by item (lib/sequences/) has its items checked as the route reads them.
     const streamed = facts.streamed === true;
-    const sent = streamed || (raw !== undefined && raw.length > 0);
+    // A request that says it sends a form sends one, even an empty one (its required fields are then missing):
+    // only a request without a body media type has no body.
+    const emptyForm = !streamed && (raw === undefined || raw.length === 0) && isEmptyForm(facts.req.headers['content-type']);
+    const sent = streamed || (raw !== undefined && raw.length > 0) || emptyForm;
     // A body without Content-Type is read as the first declared media type (as binding reads it).
     const contentType = facts.req.headers['content-type'] || declared[0];
     let match: ContentTypeMatch | undefined;
@@ -81,6 +85,7 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
 
     const out = new Violations();
     checkParameters?.(facts, out);
+    if (facts.queryPairs.length > 0) reportControlNames(facts.queryPairs, out);
     if (!sent) {
       if (required) out.add('body-missing', 'body', '', '', 'is required');
     } else if (match !== undefined && !streamed) {
@@ -89,7 +94,7 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
         if (out.size > 0) throw out.toError();
         return;
       }
-      const value = mediaCheck(match.declared).parse(raw!, contentType!, match.kind, out);
+      const value = mediaCheck(match.declared).parse(raw ?? NO_BYTES, contentType!, match.kind, out);
       if (value !== undefined) facts.body = value;
     }
     if (out.size > 0) throw out.toError();
@@ -97,6 +102,13 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
 }
 
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
+
+const NO_BYTES = Buffer.alloc(0);
+
+/** An empty body whose Content-Type is a form: read as the empty form, as Twilio's server (and RFC 1866 forms) read it. */
+function isEmptyForm(contentType: string | undefined): boolean {
+  return contentType !== undefined && essence(contentType) === 'application/x-www-form-urlencoded';
+}
 
 function compileResponseCheck(op: Operation, body: BodyContext): (ex: Exchange) => void {
   const checks = new Map<string, MediaCheck>();

@@ -69,6 +69,8 @@ export interface RawBackendAnswer {
   /** Extra header lines, each `Name: value`. */
   lines?: readonly string[];
   body?: string;
+  /** The exact bytes to write instead (status line, fields and framing as given). */
+  raw?: string;
 }
 
 /**
@@ -98,7 +100,8 @@ export async function rawBackend(answer: (request: ReceivedRequest) => RawBacken
         received.push(request);
         const taken = request;
         answers = answers.then(async () => {
-          const { status = 200, lines = [], body = 'ok' } = await answer(taken);
+          const { status = 200, lines = [], body = 'ok', raw } = await answer(taken);
+          if (raw !== undefined) return void socket.write(raw);
           socket.write(`HTTP/1.1 ${status} X\r\n${lines.map((l) => `${l}\r\n`).join('')}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
         });
       }

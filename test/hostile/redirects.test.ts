@@ -14,10 +14,11 @@ test('a cross-origin redirect carries only the client\'s own unchanged fields mi
     : request.target.startsWith('/near') ? { status: 307, lines: ['Location: /here'], body: '' }
     : { body: 'here' },
   );
+  const redirectOrigins = `${elsewhere.origin},${third.origin}`;
   const route = (path: string) => [
     { kind: 'setHeader' as const, name: 'X-Api-Key', expression: { constant: 'backend-secret' } },
     { kind: 'setHeader' as const, name: 'X-Tenant', expression: { constant: 'route-tenant' } },
-    { kind: 'to' as const, uri: `${backend.origin}${path}?followRedirects=true` },
+    { kind: 'to' as const, uri: `${backend.origin}${path}?followRedirects=true`, parameters: { redirectOrigins } },
   ];
   const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes: { findPetsByStatus: route('/away'), getPetById: route('/near'), getInventory: route('/far') } });
   const clientLines = ['Authorization: Basic dXNlcjpwYXNz', 'Cookie: session=abc', 'X-Client: yes', 'X-Tenant: client-tenant', 'Accept: application/json'];

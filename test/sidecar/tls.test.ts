@@ -55,7 +55,7 @@ test('followRedirects to another origin: the client certificate is not presented
     res.writeHead(302, { location: req.url === '/down' ? `${plain.origin}/x` : `${elsewhere.origin}/x` }).end();
   });
   const { ca, clientCert, clientKey } = pki.files;
-  const parameters = { caFile: ca, certFile: clientCert, keyFile: clientKey, followRedirects: true };
+  const parameters = { caFile: ca, certFile: clientCert, keyFile: clientKey, followRedirects: true, redirectOrigins: `${elsewhere.origin},${plain.origin}` };
   const running = await serve({
     specification: PETSTORE,
     missingOperation: 'ignore',

@@ -173,5 +173,5 @@ test('parseMultipart: limits and malformed input throw MultipartError', () => {
   assert.throws(() => parseMultipart(bigHeader, 'b', { maxParts: 10, maxHeaderBytes: 100 }), /too long/);
   assert.throws(() => parseMultipart(Buffer.from('--b\r\nContent-Type: text/plain\r\n\r\nv\r\n--b--'), 'b'), /no Content-Disposition name/);
   assert.throws(() => parseMultipart(Buffer.from('nothing here'), 'b'), /no boundary/);
-  assert.throws(() => parseMultipart(Buffer.from('--b\r\nContent-Disposition: form-data; name="x"\r\nno colon here\r\n\r\nv\r\n--b--'), 'b'), (err: unknown) => err instanceof MultipartError && err.message === 'malformed part header');
+  assert.throws(() => parseMultipart(Buffer.from('--b\r\nContent-Disposition: form-data; name="x"\r\nno colon here\r\n\r\nv\r\n--b--'), 'b'), (err: unknown) => err instanceof MultipartError && err.message.startsWith('malformed part header'));
 });

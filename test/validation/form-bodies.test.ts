@@ -251,20 +251,25 @@ test('limits: more fields or deeper names than allowed are refused naming them; 
   }
 });
 
-test('an empty form body is no body: accepted where the body is optional, "required" where it is required', async () => {
-  const op = (required: boolean) => ({
+test('an empty body sent as a form is the empty form: checked against the schema, whether the body is required or not; without a media type it is no body', async () => {
+  const op = (required: boolean, fields: string[] = []) => ({
     post: {
-      operationId: required ? 'needs' : 'optional',
-      requestBody: { required, content: { [FORM]: { schema: { type: 'object', properties: { a: { type: 'integer' } } } } } },
+      operationId: `${required ? 'needs' : 'optional'}${fields.length}`,
+      requestBody: { required, content: { [FORM]: { schema: { type: 'object', required: fields.length > 0 ? fields : undefined, properties: { a: { type: 'integer' } } } } } },
       responses: { '200': { description: 'ok' } },
     },
   });
-  const r = await serveContract({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/optional': op(false), '/needs': op(true) } });
+  const r = await serveContract({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/optional': op(false), '/needs': op(true), '/fields': op(false, ['a']) } });
   try {
     const headers = { 'content-type': FORM };
-    assert.equal((await call(r, 'POST', '/optional', { body: '', headers })).status, 204);
+    assert.notEqual((await call(r, 'POST', '/optional', { body: '', headers })).status, 400);
     assert.equal((await call(r, 'POST', '/optional', { body: 'a=1', headers })).status, 200);
-    const missing = await call(r, 'POST', '/needs', { body: '', headers });
+    assert.notEqual((await call(r, 'POST', '/needs', { body: '', headers })).status, 400, 'the empty form is a body');
+    const missingField = await call(r, 'POST', '/fields', { body: '', headers });
+    assert.equal(missingField.status, 400);
+    assert.deepEqual(where(missingField), ['body:a /a']);
+    assert.equal((await call(r, 'POST', '/fields', { body: '' })).status, 204, 'no body media type: no body');
+    const missing = await call(r, 'POST', '/needs', { body: '' });
     assert.equal(missing.status, 400);
     assert.deepEqual(missing.body.errors, [{ in: 'body', name: '', pointer: '', message: 'is required' }]);
     // A body of only separators has fields, none named: kept as they are (no properties here).

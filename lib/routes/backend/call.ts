@@ -15,7 +15,9 @@ import type { BackendEndpoint } from './endpoint.js';
 import { backendError, shownOrigin } from './failure.js';
 import { applyBackendResponse, backendRequestHeaders } from './headers.js';
 import { forwardablePath } from './path.js';
+import { checkedHop } from './redirect-guard.js';
 import { redirectTarget, type Hop } from './redirects.js';
+import { REQUEST_ID_HEADER } from '../../message/request-id.js';
 import { BackendAnswer, responseHeaders } from './response.js';
 
 const METHOD = HeaderNames.METHOD;
@@ -149,7 +151,7 @@ class BackendCall {
     const body = upload ?? hop.payload ?? null;
     // reset: false keeps the connection after a DELETE, OPTIONS or TRACE body, which undici would otherwise
     // close as a body some servers do not read: framed by its length or chunked, it is read like any other.
-    dispatcher.dispatch({ origin: hop.endpoint.origin, path: hop.path, method: hop.method as Dispatcher.HttpMethod, headers: hop.headers, body, headersTimeout: upload === undefined ? timeout : 0, bodyTimeout: timeout, ...(body !== null && KEEP) }, attempt);
+    dispatcher.dispatch({ origin: hop.endpoint.connectOrigin ?? hop.endpoint.origin, path: hop.path, method: hop.method as Dispatcher.HttpMethod, headers: hop.headers, body, headersTimeout: upload === undefined ? timeout : 0, bodyTimeout: timeout, ...(body !== null && KEEP) }, attempt);
   }
 
   /** undici took the request to a connection (Attempt.onConnect). */
@@ -162,13 +164,43 @@ class BackendCall {
     clearTimeout(this.idle);
     if (this.settled) return false;
     const { hop } = attempt;
-    const next = attempt.upload === undefined && this.endpoint.options.followRedirects && attempt.redirects < MAX_REDIRECTS ? redirectTarget(hop, res) : undefined;
+    const target = attempt.upload === undefined && this.endpoint.options.followRedirects && attempt.redirects < MAX_REDIRECTS ? redirectTarget(hop, res, this.endpoint) : undefined;
+    // Another origin than the hop's and the route's: its address is checked first (a host name is resolved).
+    const next = target === undefined || typeof target === 'string' || target.endpoint === hop.endpoint || target.endpoint.origin === this.endpoint.origin ? target : checkedHop(target);
     if (next === undefined) {
+      this.answer(res);
+      return true;
+    }
+    if (next instanceof Promise) {
+      // The answer is held (its parser pauses once HELD bytes wait) until the name is resolved.
+      void next.then((checked) => this.redirected(attempt, res, checked));
+      return true;
+    }
+    if (typeof next === 'string') {
+      this.refusedRedirect(res, next);
       this.answer(res);
       return true;
     }
     this.send(next, undefined, attempt.redirects + 1, false);
     return false;
+  }
+
+  /** A redirect whose host name was resolved: followed (the held answer dropped), or the answer passed on. */
+  private redirected(attempt: Attempt, res: BackendAnswer, next: Hop | string): void {
+    if (this.settled) return;
+    if (this.cut !== undefined) return this.fail(new Error('the client closed its connection while a redirect\'s address was looked up'));
+    if (typeof next === 'string') {
+      this.refusedRedirect(res, next);
+      return this.answer(res);
+    }
+    attempt.drop();
+    this.send(next, undefined, attempt.redirects + 1, false);
+  }
+
+  /** One WARN line per redirect not followed; the client gets the 3xx as it was. */
+  private refusedRedirect(res: BackendAnswer, why: string): void {
+    const id = this.ex.message.headers.get(REQUEST_ID_HEADER);
+    this.ctx.logger.warn(`redirect not followed: ${res.statusCode} from ${this.endpoint.origin} to ${String(res.headers.location)}: ${why}`, typeof id === 'string' ? { requestId: id } : undefined);
   }
 
   /** The request failed before an answer came. */
@@ -315,6 +347,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   private done = false;
   /** A redirect's body: read and dropped. */
   private discard = false;
+  /** A 204 or 304: the answer ended with its head. */
+  private bodiless = false;
 
   constructor(
     private readonly call: BackendCall,
@@ -344,23 +378,44 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true;
+    // No HTTP status is three digits above 599 (RFC 9110 §15): the backend's fault, said in the log line.
+    if (statusCode > 599) {
+      this.abort(new Error(`the backend answered with status ${statusCode}, outside 100–599`));
+      return true;
+    }
     this.resumeParser = resume;
-    const res = new BackendAnswer(statusCode, responseHeaders(rawHeaders), (err) => void this.abort(err));
+    const headers = responseHeaders(rawHeaders);
+    const res = new BackendAnswer(statusCode, headers, (err) => void this.abort(err));
     this.response = res;
     this.discard = !this.call.answered(this, res);
+    // RFC 9110 §6.4.1: 204 and 304 never have a body, whatever Content-Length says (a 304's is the length
+    // of the representation it does not carry; a 204 must not have one). The answer ends with its head, and
+    // what undici says next (it takes the missing bytes for a short body and closes the connection) is not
+    // this call's concern. After HEAD undici itself expects no body.
+    if (statusCode === 204 || statusCode === 304) {
+      if (statusCode === 204) delete headers['content-length'];
+      this.bodiless = true;
+      if (!this.discard) res.end();
+    }
     return true;
+  }
+
+  /** The answer's head led to another hop after all (a redirect resolved late): what is held of its body is dropped, the rest read and dropped. */
+  drop(): void {
+    this.discard = true;
+    this.response?.drop();
   }
 
   onData(chunk: Buffer): boolean {
     const res = this.response;
-    if (res === undefined || this.discard) return true;
+    if (res === undefined || this.discard || this.bodiless) return true;
     return res.data(chunk, this.resumeParser!);
   }
 
   onComplete(): void {
     this.finish();
     const res = this.response;
-    if (res === undefined || this.discard) return;
+    if (res === undefined || this.discard || this.bodiless) return;
     res.end();
   }
 
@@ -368,7 +423,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.finish();
     const res = this.response;
     if (res === undefined) return this.call.failed(this, err);
-    if (!this.discard) res.fail(err);
+    if (!this.discard && !this.bodiless) res.fail(err);
   }
 
   private finish(): void {
@@ -389,7 +444,8 @@ const SOCKET_CLOSED = 'UND_ERR_SOCKET';
 /** The backend closed a connection that had carried earlier answers, before answering this request. */
 function onStaleConnection(err: Error): boolean {
   const { code, socket } = err as Error & { code?: string; socket?: { bytesRead?: number } };
-  return code === SOCKET_CLOSED && (socket?.bytesRead ?? 0) > 0;
+  // "bad response": the backend sent an answer undici will not read (a 100 cut across reads): not a race.
+  return code === SOCKET_CLOSED && (socket?.bytesRead ?? 0) > 0 && err.message !== 'bad response';
 }
 
 const MAX_REDIRECTS = 20;

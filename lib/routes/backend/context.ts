@@ -4,9 +4,12 @@
 // framing itself and refuses a body that does not match its Content-Length. A call for a pool whose
 // maxConnections are all busy waits here, in the pool's own queue, at most queueTimeout.
 import { BlockList, isIP } from 'node:net';
-import type { Agent, Dispatcher, Pool } from 'undici';
+import type { Agent, buildConnector, Dispatcher, Pool } from 'undici';
 import type { BackendOptions } from '../../config/backend-options.js';
 import { Errors, svcError } from '../../util/errors.js';
+import type { Socket } from 'node:net';
+import { skipInterimAnswers } from './interim-answers.js';
+import { silentLogger, type Logger } from '../../util/log.js';
 import type { BackendEndpoint } from './endpoint.js';
 
 export interface BackendContext {
@@ -19,13 +22,15 @@ export interface BackendContext {
   readonly trusted: BlockList | undefined;
   /** svc.security.principalHeader, lower-cased: the facade's own field naming the principal; undefined: off. */
   readonly principalHeader: string | undefined;
+  /** Where a backend call says what it decided without failing (a redirect not followed). */
+  readonly logger: Logger;
   /** The pool for an endpoint's origin and TLS settings, made on first use. */
   pool(endpoint: BackendEndpoint): BackendPool;
   /** Closes every pooled connection (the facade stops). */
   close(): void;
 }
 
-export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string, principalHeader?: string): BackendContext {
+export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string, principalHeader?: string, logger: Logger = silentLogger): BackendContext {
   const pools = new Map<string, BackendPool>();
   const trusted = parseTrustedProxies(options.trustedProxies);
   return {
@@ -34,6 +39,7 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
     baseDir,
     trusted,
     principalHeader,
+    logger,
     pool(endpoint) {
       let pool = pools.get(endpoint.poolKey);
       if (pool === undefined) {
@@ -53,6 +59,9 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
 interface Client {
   Pool: typeof Pool;
   Agent: typeof Agent;
+  buildConnector: typeof buildConnector;
+  /** Where undici keeps a socket's parser (interim-answers.ts reads its state). */
+  kParser: symbol;
 }
 let client: Client | undefined;
 let loading: Promise<Client> | undefined;
@@ -63,7 +72,9 @@ let loading: Promise<Client> | undefined;
  * import() is a deferred require, so the wait is one turn of the event loop, taken during startup.
  */
 function loadClient(): Promise<Client> {
-  loading ??= Promise.all([import('undici/lib/dispatcher/pool.js'), import('undici/lib/dispatcher/agent.js')]).then(([pool, agent]) => (client = { Pool: pool.default, Agent: agent.default }));
+  loading ??= Promise.all([import('undici/lib/dispatcher/pool.js'), import('undici/lib/dispatcher/agent.js'), import('undici/lib/core/connect.js'), import('undici/lib/core/symbols.js')]).then(
+    ([pool, agent, connect, symbols]) => (client = { Pool: pool.default, Agent: agent.default, buildConnector: connect.default, kParser: symbols.default.kParser }),
+  );
   return loading;
 }
 
@@ -73,9 +84,11 @@ function loadClient(): Promise<Client> {
  * Timeouts are set per request (call.ts); a pooled connection idle for idleTimeout is closed, as is one the
  * backend's Keep-Alive hint says it will close sooner.
  */
-function createDispatcher({ Pool, Agent }: Client, endpoint: BackendEndpoint, options: BackendOptions): Dispatcher {
+function createDispatcher({ Pool, Agent, buildConnector, kParser }: Client, endpoint: BackendEndpoint, options: BackendOptions): Dispatcher {
   const { ca, cert, key, connectTimeout } = endpoint.options;
-  const connect = { timeout: connectTimeout, ...(ca && { ca }), ...(cert && key && { cert, key }) };
+  const connector = buildConnector({ timeout: connectTimeout, ...(ca && { ca }), ...(cert && key && { cert, key }) });
+  // Every connection skips the interim answers undici would take for a broken one (interim-answers.ts).
+  const connect: buildConnector.connector = (opts, callback) => connector(opts, (err, socket) => (err === null ? callback(null, skipInterimAnswers(socket as Socket, kParser)) : callback(err, null)));
   const common = { connections: options.maxConnections, pipelining: 1, keepAliveTimeout: options.idleTimeout, keepAliveMaxTimeout: options.idleTimeout, strictContentLength: true, connect };
   return endpoint.poolKey.startsWith(REDIRECTED) ? new Agent(common) : new Pool(endpoint.origin, common);
 }

@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import type { BackendOptions } from '../../config/backend-options.js';
 import { parseDuration } from '../../config/units.js';
+import { parseRedirectOrigins } from './forbidden-address.js';
 
 export interface EndpointOptions {
   /** No byte to or from the backend for this long → 504. */
@@ -15,6 +16,8 @@ export interface EndpointOptions {
   followRedirects: boolean;
   /** Append the request path after the base path (header SvcHttpPath) to the endpoint's path. */
   forwardPath: boolean;
+  /** Origins besides its own a redirect may lead to (redirect-guard.ts). */
+  redirectOrigins: ReadonlySet<string>;
   /** PEM contents (read at startup) for https: trusted CAs, client certificate and key. */
   ca?: Buffer;
   cert?: Buffer;
@@ -38,9 +41,11 @@ export interface BackendEndpoint {
   readonly options: EndpointOptions;
   /** Identifies the TLS settings and connectTimeout, so endpoints sharing an origin and settings share a connection pool. */
   readonly poolKey: string;
+  /** A redirect's target only: the checked address undici connects to (`origin` keeps the host name for Host and TLS). */
+  readonly connectOrigin?: string;
 }
 
-const OPTION_NAMES = ['timeout', 'connectTimeout', 'followRedirects', 'forwardPath', 'caFile', 'certFile', 'keyFile'] as const;
+const OPTION_NAMES = ['timeout', 'connectTimeout', 'followRedirects', 'redirectOrigins', 'forwardPath', 'caFile', 'certFile', 'keyFile'] as const;
 const ALLOWED = OPTION_NAMES.join(', ');
 
 /** Parses the URI and its options; throws an Error naming the option and its allowed values (startup only). */
@@ -78,6 +83,7 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
     connectTimeout: duration(given.get('connectTimeout'), defaults.connectTimeout, where, 'connectTimeout'),
     followRedirects: flag(given.get('followRedirects'), where, 'followRedirects'),
     forwardPath: flag(given.get('forwardPath'), where, 'forwardPath'),
+    redirectOrigins: origins(given.get('redirectOrigins') ?? defaults.redirectOrigins, where),
   };
   const ca = file('caFile');
   const cert = file('certFile');
@@ -109,6 +115,14 @@ function duration(value: string | undefined, fallback: number, where: string, na
   const ms = parseDuration(value);
   if (ms === undefined || ms === 0) throw new Error(`${where}: ${name} has invalid value ${JSON.stringify(value)}; allowed: milliseconds above 0, or a number with ms, s or m (e.g. 10s)`);
   return ms;
+}
+
+function origins(value: string, where: string): ReadonlySet<string> {
+  try {
+    return parseRedirectOrigins(value);
+  } catch (err) {
+    throw new Error(`${where}: ${(err as Error).message}`);
+  }
 }
 
 function flag(value: string | undefined, where: string, name: string): boolean {

@@ -47,6 +47,15 @@ export class BackendAnswer implements BodySource {
     return false;
   }
 
+  /** Nobody will read this body (a redirect followed after all): what is held goes, and a paused parser reads on. */
+  drop(): void {
+    this.chunks = undefined;
+    this.held = 0;
+    const resume = this.resumeParser;
+    this.resumeParser = undefined;
+    resume?.();
+  }
+
   end(): void {
     this.complete = true;
     const readable = this.readable;

@@ -53,9 +53,11 @@ export function compileAnswerType(op: Operation, writes: (type: string) => boole
     const types = responseForStatus(byCode, code === undefined || code === null || code === '' ? '200' : String(code));
     if (types === undefined) return;
     const accept = headers.get('accept');
-    // Among the types the client likes equally (`*/*`, or no Accept), the request's own kind comes first.
+    // Among the types the client likes equally (`*/*`, or no Accept), an XML request's answer is XML first;
+    // otherwise JSON comes first: a route's object is JSON unless asked for otherwise (as before types were
+    // negotiated), and the declared order decides among the rest.
     const requestType = ex.request?.headers['content-type'];
-    const negotiate = requestType === undefined ? types.negotiate : isXmlMediaType(requestType) ? types.xmlFirst : isJsonMediaType(requestType) ? types.jsonFirst : types.negotiate;
+    const negotiate = requestType !== undefined && isXmlMediaType(requestType) ? types.xmlFirst : types.jsonFirst;
     const chosen = negotiate(typeof accept === 'string' ? accept : undefined);
     // Nothing the client accepts: the first declared (the route chose the status; Accept was checked against the operation).
     headers.set('content-type', chosen ?? types.offers[0]!);

@@ -81,6 +81,7 @@ export class Synthesizer implements Synthesis {
     return (g, depth) => (compiled ??= this.compile(factsOf(parts, this.contract), undefined))(g, depth);
   }
 
+  /** The generator for flattened facts, in the static order at the top of this file; `self`: their schema, if one. */
   compile(f: Facts, self: object | undefined): Generator {
     if (f.impossible) return () => NOTHING;
     if (f.constValue !== undefined) {

@@ -28,8 +28,8 @@ export { registerConsumerComponent } from './security/components.js';
 export type { ConsumerComponent, ConsumerComponentFactory, ConsumerComponentOptions } from './security/components.js';
 export type { TokenValidationResult, JwtClaims } from './security/bearer.js';
 export type { Authenticate } from './message/stages.js';
-export { defineRoutes } from './routes/typed.js';
-export type { Reply, OperationShape, TypedExchange, ExchangeView, BodyVariants, TypedRoute, TypedRoutes, ReplyInit, HeaderValue, Answer, SuccessBody, ResponseFor, BodyForStatus, HeadersForStatus, StatusOf, RequestBodyOf, RouteFunction } from './routes/typed.js';
+export { defineRoutes } from './routes/typed-api.js';
+export type { Reply, OperationShape, TypedExchange, ExchangeView, BodyVariants, TypedRoute, TypedRoutes, ReplyInit, HeaderValue, Answer, SuccessBody, ResponseFor, BodyForStatus, HeadersForStatus, StatusOf, RequestBodyOf, RouteFunction } from './routes/typed-api.js';
 export { generateTypes } from './types/generate.js';
 export type { TypesSource } from './types/generate.js';
 

@@ -126,7 +126,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
         facts = { req, path, query, queryPairs: queryPairs!, pathParams, raw, querystring: querystring?.read(query), streamed: items };
         if (check !== undefined) check(facts);
       }
-      ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring, posing, facts)), undefined, req, sharedProperties);
+      ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring, posing, facts)), undefined, req, sharedProperties, facts);
       if (token instanceof Admission) admitted(ex, token);
       else if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);

@@ -1,6 +1,7 @@
 // The exchange a route works on: a message (case-insensitive headers and a body) plus properties.
 import type { IncomingMessage } from 'node:http';
 import { setOwn } from '../util/objects.js';
+import type { RequestFacts } from './request-facts.js';
 
 /**
  * Case-insensitive headers. Request headers are read in place (node already lower-cases them); values set
@@ -199,6 +200,11 @@ export class Exchange {
     readonly request?: IncomingMessage,
     /** Properties every exchange of an operation shares (read through the prototype, so not copied per request). */
     shared?: Record<string, unknown>,
+    /**
+     * What the pipeline read from the request (path parameters, query pairs, the parameters validation typed),
+     * when a stage needed it: a typed route reads its parameters from it. @internal
+     */
+    readonly facts?: RequestFacts,
   ) {
     this.message = { headers, body };
     this.properties = Object.create(shared ?? null) as Record<string, unknown>;

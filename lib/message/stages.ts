@@ -4,11 +4,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FacadeConfig, ServerOptions } from '../config/model.js';
 import type { Contract } from '../contract/load.js';
 import type { Operation } from '../contract/operations.js';
-import type { Pairs } from '../http/query.js';
 import type { BodySerializer } from '../http/respond.js';
 import type { Logger } from '../util/log.js';
 import type { Exchange } from './exchange.js';
+import type { RequestFacts } from './request-facts.js';
 import type { Violations } from './violations.js';
+
+export type { ParameterValues, RequestFacts } from './request-facts.js';
 
 export type Disposition = 'route' | 'mock' | 'ignored';
 
@@ -35,36 +37,6 @@ export interface RequestObserver {
   /** The answer has been written (or could not be: the client is gone). */
   end(res: ServerResponse): void;
 }
-
-/** What the request said, for stages that look at it before the exchange exists. */
-export interface RequestFacts {
-  req: IncomingMessage;
-  /** The request path as received (before decoding), without the query. */
-  path: string;
-  /** The raw query string, without `?`. */
-  query: string;
-  /** The query decoded into pairs, once per request. */
-  queryPairs: Pairs;
-  /** Path parameters by their contract names, percent-decoded once. */
-  pathParams: Record<string, string | undefined>;
-  /** The request body bytes, if any. */
-  raw: Buffer | undefined;
-  /** The value of the operation's `in: querystring` parameter (OpenAPI 3.2), read once; undefined without one. */
-  querystring?: unknown;
-  /**
-   * The parameters as validation typed them, by location; or, when validation knew them valid from their
-   * text alone, the operation's reader that types them (called only if a route reads its headers).
-   * Undefined without validation.
-   */
-  parameters?: ParameterValues | ((facts: RequestFacts) => ParameterValues);
-  /** The parsed body, set by the first stage that parses it (validation), so later stages need not parse again. */
-  body?: unknown;
-  /** The body is a sequence the route reads item by item as it arrives (lib/sequences/): checked then, not before. */
-  streamed?: boolean;
-}
-
-/** Parameter values typed by their schemas, by location and name (an `in: querystring` parameter is under query). */
-export type ParameterValues = Record<'path' | 'query' | 'header' | 'cookie', Record<string, unknown>>;
 
 /**
  * Admits or refuses a request from its head alone, before the body is read (bearer tokens, docs/bearer-tokens.md). It

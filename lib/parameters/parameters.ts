@@ -281,7 +281,7 @@ function readerFor(param: Parameter, params: readonly Parameter[], refs: RefReso
 
 /**
  * The operation's parameters read and typed from a request exactly as the check reads them, without
- * checking (typed routes, lib/routes/typed.ts, show them to a route after the check passed). An absent or
+ * checking (typed routes, lib/routes/typed-runtime.ts, show them to a route after the check passed). An absent or
  * unreadable value is left out.
  */
 export function compileParameterValues(op: Operation, refs: RefResolver): (facts: RequestFacts) => ParameterValues {

@@ -1,0 +1,36 @@
+// What the request said, read once per request by the operation's runtime (lib/facade/runtime.ts) and shared
+// by the stages after it: validation types the parameters and parses the body into it, binding reads the
+// body from it, and the exchange carries it to the route (a typed route reads its parameters from it
+// instead of matching the path and parsing the query again).
+import type { IncomingMessage } from 'node:http';
+import type { Pairs } from '../http/query.js';
+
+/** What the request said, for stages that look at it before the exchange exists. */
+export interface RequestFacts {
+  req: IncomingMessage;
+  /** The request path as received (before decoding), without the query. */
+  path: string;
+  /** The raw query string, without `?`. */
+  query: string;
+  /** The query decoded into pairs, once per request. */
+  queryPairs: Pairs;
+  /** Path parameters by their contract names, percent-decoded once. */
+  pathParams: Record<string, string | undefined>;
+  /** The request body bytes, if any. */
+  raw: Buffer | undefined;
+  /** The value of the operation's `in: querystring` parameter (OpenAPI 3.2), read once; undefined without one. */
+  querystring?: unknown;
+  /**
+   * The parameters as validation typed them, by location; or, when validation knew them valid from their
+   * text alone, the operation's reader that types them (called only if a route reads its headers).
+   * Undefined without validation.
+   */
+  parameters?: ParameterValues | ((facts: RequestFacts) => ParameterValues);
+  /** The parsed body, set by the first stage that parses it (validation), so later stages need not parse again. */
+  body?: unknown;
+  /** The body is a sequence the route reads item by item as it arrives (lib/sequences/): checked then, not before. */
+  streamed?: boolean;
+}
+
+/** Parameter values typed by their schemas, by location and name (an `in: querystring` parameter is under query). */
+export type ParameterValues = Record<'path' | 'query' | 'header' | 'cookie', Record<string, unknown>>;

@@ -26,9 +26,9 @@ export type RestConfigurationInput = SectionInput<'rest'> & {
   endpointProperty?: { key: string; value: string } | readonly { key: string; value: string }[];
 };
 /** `server` (svc.server.*), `backend` (svc.backend.*), `observe` (svc.observe.*) in code, typed to the leaves. */
-export type ServerInput = SectionInput<'server'>;
+export type ServerInput = SectionInput<'server'> & { tls?: SectionInput<'tls'> };
 export type BackendInput = SectionInput<'backend'>;
-export type ObserveInput = SectionInput<'observe'>;
+export type ObserveInput = SectionInput<'observe'> & { tls?: SectionInput<'observeTls'> };
 export { Errors, SvcError } from './errors.js';
 export type { ErrorDef, Violation, ProblemBody } from './errors.js';
 export type { Operation, Parameter } from './contract/operations.js';

@@ -2,7 +2,7 @@
 // Parsed with saxes into a small element tree; DOCTYPEs are refused, so no entity is ever expanded.
 import { SaxesParser } from 'saxes';
 import { Errors, svcError } from '../errors.js';
-import { setOptions, type FacadeConfig } from './model.js';
+import { nestedSection, setOptions, type FacadeConfig } from './model.js';
 import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 import { applyConsumerUri, applyOpenApi, applyRestConfiguration, routeDefinition } from './yaml-dsl.js';
 
@@ -60,13 +60,19 @@ export function applyXmlDsl(config: FacadeConfig, text: string, file: string, lo
       case 'route':
         applyRoute(config, el, file);
         break;
-      // <server port="9123" workers="2"/>, <backend timeout="5s"/>, <observe .../>: svc.server/backend/observe.*
+      // <server port="9123" workers="2"/>, <backend timeout="5s"/>, <observe .../>: svc.server/backend/observe.*;
+      // <server><tls certFile="..."/></server>: svc.server.tls.* (and svc.observe.tls.*).
       case 'server':
       case 'backend':
-      case 'observe':
-        if (el.children.length > 0) throw svcError(Errors.CONFIG_FILE, file, `<${el.name}> takes its options as attributes, not <${el.children[0]!.name}>`);
+      case 'observe': {
         setOptions(config, el.name, el.attributes, file);
+        for (const child of el.children) {
+          const nested = nestedSection(el.name, child.name);
+          if (nested === undefined || child.children.length > 0) throw svcError(Errors.CONFIG_FILE, file, `<${el.name}> takes its options as attributes, not <${child.name}>`);
+          setOptions(config, nested, child.attributes, file);
+        }
         break;
+      }
       default:
         throw svcError(Errors.CONFIG_UNKNOWN, file, `<${el.name}>`, 'restConfiguration, rest, route, server, backend, observe');
     }

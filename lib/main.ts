@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The CLI: `svc-facade [--port N] [--host H] [--dev] FILE...` (SPEC §1).
+import { Server as TlsServer } from 'node:tls';
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -113,8 +114,8 @@ async function main(argv: readonly string[]): Promise<void> {
   };
   // Before the line that says it is ready: a supervisor may signal as soon as it reads it.
   process.on('SIGTERM', stop).on('SIGINT', stop);
-  if (!quiet && facade.managementAddress) logger.info(`health and metrics on ${url(facade.managementAddress)}`);
-  if (!quiet) logger.info(`listening on ${url(address)}`);
+  if (!quiet && facade.managementAddress) logger.info(`health and metrics on ${url(facade.managementAddress, config.observeTls.certFile !== undefined)}`);
+  if (!quiet) logger.info(`listening on ${url(address, facade.server instanceof TlsServer)}`);
   // For the container image's HEALTHCHECK (dist/healthcheck.js): where health is served, as configured.
   if (!quiet && process.env.SVC_HEALTHCHECK_FILE) writeHealthcheckFile(process.env.SVC_HEALTHCHECK_FILE, config, address, facade.managementAddress);
   if (parsed.watch) {
@@ -125,9 +126,9 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 // An IPv6 address goes in brackets, so the printed line is a usable URL (RFC 3986 §3.2.2).
-function url(address: AddressInfo): string {
+function url(address: AddressInfo, secure: boolean): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}`;
+  return `${secure ? 'https' : 'http'}://${host}:${address.port}`;
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

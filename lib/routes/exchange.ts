@@ -1,6 +1,7 @@
 // The exchange a route works on: a message (case-insensitive headers and a body) plus properties.
 import type { IncomingMessage } from 'node:http';
 import { setOwn } from '../objects.js';
+import { clientCertificateOf, type ClientCertificate } from '../http/client-certificate.js';
 
 /**
  * Case-insensitive headers. Request headers are read in place (node already lower-cases them); values set
@@ -202,6 +203,11 @@ export class Exchange {
   ) {
     this.message = { headers, body };
     this.properties = Object.create(shared ?? null) as Record<string, unknown>;
+  }
+
+  /** The certificate the client presented over TLS (svc.server.tls.clientAuth); undefined when none. */
+  get clientCertificate(): ClientCertificate | undefined {
+    return clientCertificateOf(this.request);
   }
 
   /** Convenience for routes: `ex.header('petId')`. */

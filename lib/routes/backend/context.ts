@@ -17,13 +17,15 @@ export interface BackendContext {
   readonly baseDir: string;
   /** Peers whose Forwarded / X-Forwarded-* values are kept and appended to; undefined: none. */
   readonly trusted: BlockList | undefined;
+  /** svc.server.tls.forwardClientCert: X-Forwarded-Client-Cert is the facade's, never the client's. */
+  readonly forwardClientCert: boolean;
   /** The pool for an endpoint's origin and TLS settings, made on first use. */
   pool(endpoint: BackendEndpoint): BackendPool;
   /** Closes every pooled connection (the facade stops). */
   close(): void;
 }
 
-export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string): BackendContext {
+export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string, forwardClientCert = false): BackendContext {
   const pools = new Map<string, BackendPool>();
   const trusted = parseTrustedProxies(options.trustedProxies);
   return {
@@ -31,6 +33,7 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
     maxBodySize,
     baseDir,
     trusted,
+    forwardClientCert,
     pool(endpoint) {
       let pool = pools.get(endpoint.poolKey);
       if (pool === undefined) {

@@ -1,0 +1,154 @@
+// HTTP/2 beside HTTP/1.1 on the same port (svc.server.http2, docs/production.md#http2). With TLS, ALPN picks:
+// a connection that chose `h2` goes to an HTTP/2 server, the others stay with the HTTP/1.1 server. On
+// cleartext, the first bytes of each connection are looked at: the HTTP/2 connection preface (prior
+// knowledge, `curl --http2-prior-knowledge`) goes to HTTP/2, anything else to HTTP/1.1 as before. An
+// `Upgrade: h2c` request stays HTTP/1.1 (lib/http/server.ts). Requests reach the same listener through
+// node's compatibility API, so every stage sees a request and a response of the shape it knows.
+import http2 from 'node:http2';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { ServerOptions } from '../config/model.js';
+import type { RequestListener } from './server.js';
+
+/** The first bytes of every HTTP/2 connection (RFC 9113 §3.4). */
+const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+
+/** As an edge proxy sets them: streams one connection may have open at once, and the header list's size. */
+export const HTTP2_LIMITS = {
+  maxConcurrentStreams: 100,
+  /** Bytes of decoded header fields (names, values, 32 per field), about HTTP/1.1's 16 KiB of header text. */
+  maxHeaderListSize: 16 * 1024 + 100 * 32,
+} as const;
+
+/**
+ * Fields that only mean something to one HTTP/1.1 connection (RFC 9113 §8.2.2). Node's HTTP/2 stream throws
+ * on them, so a response that copied one (a backend's `Connection: close`, a route's `Keep-Alive`) would fail
+ * instead of being sent: they are left out of HTTP/2 answers.
+ */
+const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'http2-settings', 'te']);
+
+type HeaderMap = Record<string, number | string | readonly string[] | undefined>;
+
+/** The compatibility response, minus connection-specific fields. */
+class Http2Response extends http2.Http2ServerResponse {
+  override setHeader(name: string, value: number | string | readonly string[]): this {
+    if (!CONNECTION_SPECIFIC.has(name.toLowerCase())) super.setHeader(name, value);
+    return this;
+  }
+
+  override appendHeader(name: string, value: string | string[]): this {
+    if (!CONNECTION_SPECIFIC.has(name.toLowerCase())) super.appendHeader(name, value);
+    return this;
+  }
+
+  override writeHead(statusCode: number, ...rest: unknown[]): this {
+    for (const name of this.getHeaderNames()) if (CONNECTION_SPECIFIC.has(name)) this.removeHeader(name);
+    const headers = rest[rest.length - 1];
+    if (headers !== null && typeof headers === 'object' && !Array.isArray(headers)) {
+      const kept: HeaderMap = {};
+      for (const [name, value] of Object.entries(headers as HeaderMap)) if (!CONNECTION_SPECIFIC.has(name.toLowerCase())) kept[name] = value;
+      rest[rest.length - 1] = kept;
+    }
+    return (super.writeHead as (status: number, ...args: unknown[]) => this)(statusCode, ...rest);
+  }
+}
+
+/**
+ * The compatibility request, with `host` from `:authority` when the client sent no Host (RFC 9113 §8.3.1),
+ * so forwarding, the spec endpoint's server URLs and the access log read it where they always did.
+ */
+class Http2Request extends http2.Http2ServerRequest {
+  constructor(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, options: object, rawHeaders: string[]) {
+    super(stream, headers, options, rawHeaders);
+    const authority = headers[':authority'];
+    if (headers.host === undefined && typeof authority === 'string') headers.host = authority;
+  }
+}
+
+/**
+ * Serves HTTP/2 on `server`'s port beside its HTTP/1.1. `server` is the listening one (http.Server on
+ * cleartext, https.Server with TLS); its closeIdleConnections and closeAllConnections (what a graceful stop
+ * calls) also close the HTTP/2 sessions: idle ones with GOAWAY once their streams are done, all at the end.
+ */
+export function attachHttp2(server: Server, listener: RequestListener, options: ServerOptions, secure: boolean): void {
+  const h2 = http2.createServer(
+    {
+      settings: { maxConcurrentStreams: HTTP2_LIMITS.maxConcurrentStreams, maxHeaderListSize: HTTP2_LIMITS.maxHeaderListSize },
+      maxHeaderListPairs: 128,
+      // Streams over the limit refused in a row before the session is dropped (a client ignoring SETTINGS).
+      maxSessionRejectedStreams: 100,
+      maxSessionInvalidFrames: 100,
+      Http2ServerRequest: Http2Request as unknown as typeof http2.Http2ServerRequest,
+      Http2ServerResponse: Http2Response as unknown as typeof http2.Http2ServerResponse,
+    },
+    listener as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+  );
+  const sessions = new Set<http2.ServerHttp2Session>();
+  const idle = Math.max(options.keepAliveTimeout, options.headersTimeout);
+  h2.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+    // A session that is lost midway (a reset, a protocol error) is closed; never an uncaught exception.
+    session.on('error', () => session.destroy());
+    // No frame either way for this long: closed as HTTP/1.1 closes an idle kept-alive connection.
+    if (idle > 0) session.setTimeout(idle, () => session.close());
+  });
+  h2.on('sessionError', () => undefined);
+  // Node answers a stream whose request listener threw with a reset; a stream error is the client's doing.
+  h2.on('streamError', () => undefined);
+
+  const closeIdle = server.closeIdleConnections.bind(server);
+  const closeAll = server.closeAllConnections.bind(server);
+  server.closeIdleConnections = () => {
+    closeIdle();
+    for (const session of sessions) if (!session.closed) session.close();
+  };
+  server.closeAllConnections = () => {
+    closeAll();
+    for (const session of sessions) session.destroy();
+  };
+
+  if (secure) {
+    // https.Server hands each established TLS connection to HTTP/1.1 on 'secureConnection'.
+    const [http1] = server.listeners('secureConnection') as ((socket: TLSSocket) => void)[];
+    server.removeAllListeners('secureConnection');
+    server.on('secureConnection', (socket: TLSSocket) => {
+      if (socket.alpnProtocol === 'h2') h2.emit('connection', socket);
+      else http1!.call(server, socket);
+    });
+  } else {
+    const [http1] = server.listeners('connection') as ((socket: Socket) => void)[];
+    server.removeAllListeners('connection');
+    server.on('connection', (socket: Socket) => sniffPreface(socket, options.headersTimeout, (isHttp2) => (isHttp2 ? h2.emit('connection', socket) : http1!.call(server, socket))));
+  }
+}
+
+/**
+ * Reads a cleartext connection's first bytes (at most the preface's 24) and hands the socket on with them
+ * put back. A client that sends nothing is closed after the headers timeout, as HTTP/1.1 would.
+ */
+function sniffPreface(socket: Socket, timeoutMs: number, handOver: (isHttp2: boolean) => void): void {
+  let seen: Buffer = Buffer.alloc(0);
+  const onError = (): void => void socket.destroy();
+  const timer = timeoutMs > 0 ? setTimeout(() => socket.destroy(), timeoutMs) : undefined;
+  timer?.unref();
+  const decide = (isHttp2: boolean): void => {
+    clearTimeout(timer);
+    socket.off('data', onData);
+    socket.off('error', onError);
+    socket.pause();
+    socket.unshift(seen);
+    handOver(isHttp2);
+    // HTTP/2 reads what is buffered itself (Http2Session takes the socket's pending bytes); HTTP/1.1 needs it flowing.
+    if (!isHttp2) socket.resume();
+  };
+  const onData = (chunk: Buffer): void => {
+    seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
+    const n = Math.min(seen.length, PREFACE.length);
+    if (seen.compare(PREFACE, 0, n, 0, n) !== 0) return decide(false);
+    if (n === PREFACE.length) decide(true);
+  };
+  socket.on('error', onError);
+  socket.on('data', onData);
+}

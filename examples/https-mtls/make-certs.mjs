@@ -36,7 +36,7 @@ export async function makeCa(name = 'svc-facade example CA', days = 30) {
 }
 
 /**
- * A certificate `ca` signs: `subject` (`CN=alice,O=Example`), `names` ({ type: 'dns' | 'ip' | 'url' | 'email', value }),
+ * A certificate `ca` signs: `subject` in certificate order, least specific first (`O=Example,CN=alice`), `names` ({ type: 'dns' | 'ip' | 'url' | 'email', value }),
  * `usage` 'server' or 'client', valid for `days` (negative: already expired).
  */
 export async function issue(ca, { subject, names = [], usage, days = 30 }) {
@@ -64,7 +64,7 @@ export async function makeExamplePki(dir) {
   mkdirSync(dir, { recursive: true });
   const ca = await makeCa();
   const server = await issue(ca, { subject: 'CN=localhost', names: [{ type: 'dns', value: 'localhost' }, { type: 'ip', value: '127.0.0.1' }], usage: 'server' });
-  const client = await issue(ca, { subject: 'CN=alice,O=Example', names: [{ type: 'url', value: 'spiffe://example.org/alice' }, { type: 'dns', value: 'alice.example.org' }], usage: 'client' });
+  const client = await issue(ca, { subject: 'O=Example,CN=alice', names: [{ type: 'url', value: 'spiffe://example.org/alice' }, { type: 'dns', value: 'alice.example.org' }], usage: 'client' });
   const files = { 'ca.pem': ca.cert, 'server.pem': server.cert, 'server.key': server.key, 'client.pem': client.cert, 'client.key': client.key };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text, { mode: name.endsWith('.key') ? 0o600 : 0o644 });
   return Object.keys(files).map((name) => join(dir, name));

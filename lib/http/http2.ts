@@ -5,7 +5,7 @@
 // `Upgrade: h2c` request stays HTTP/1.1 (lib/http/server.ts). Requests reach the same listener through
 // node's compatibility API, so every stage sees a request and a response of the shape it knows.
 import http2 from 'node:http2';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { ServerOptions } from '../config/model.js';
@@ -43,6 +43,8 @@ class Http2Response extends http2.Http2ServerResponse {
   }
 
   override writeHead(statusCode: number, ...rest: unknown[]): this {
+    // HTTP/2 has no reason phrase (node warns when given one).
+    if (typeof rest[0] === 'string') rest.shift();
     for (const name of this.getHeaderNames()) if (CONNECTION_SPECIFIC.has(name)) this.removeHeader(name);
     const headers = rest[rest.length - 1];
     if (headers !== null && typeof headers === 'object' && !Array.isArray(headers)) {
@@ -82,7 +84,9 @@ export function attachHttp2(server: Server, listener: RequestListener, options: 
       Http2ServerRequest: Http2Request as unknown as typeof http2.Http2ServerRequest,
       Http2ServerResponse: Http2Response as unknown as typeof http2.Http2ServerResponse,
     },
-    listener as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    // One turn of the event loop later: a stream the client reset in the same packet as its HEADERS (the
+    // rapid-reset pattern) is closed by then, and costs no routing, no exchange, no answer.
+    (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void setImmediate(serveOpenStream, listener, req, res),
   );
   const sessions = new Set<http2.ServerHttp2Session>();
   const idle = Math.max(options.keepAliveTimeout, options.headersTimeout);
@@ -93,6 +97,7 @@ export function attachHttp2(server: Server, listener: RequestListener, options: 
     session.on('error', () => session.destroy());
     // No frame either way for this long: closed as HTTP/1.1 closes an idle kept-alive connection.
     if (idle > 0) session.setTimeout(idle, () => session.close());
+    watchResets(session);
   });
   h2.on('sessionError', () => undefined);
   // Node answers a stream whose request listener threw with a reset; a stream error is the client's doing.
@@ -122,6 +127,33 @@ export function attachHttp2(server: Server, listener: RequestListener, options: 
     server.removeAllListeners('connection');
     server.on('connection', (socket: Socket) => sniffPreface(socket, options.headersTimeout, (isHttp2) => (isHttp2 ? h2.emit('connection', socket) : http1!.call(server, socket))));
   }
+}
+
+function serveOpenStream(listener: RequestListener, req: http2.Http2ServerRequest, res: http2.Http2ServerResponse): void {
+  if (!req.stream.destroyed) listener(req as unknown as IncomingMessage, res as unknown as ServerResponse);
+}
+
+/**
+ * Rapid reset (CVE-2023-44487): a client opening streams and cancelling them at once makes the server start
+ * work for each while never being limited by maxConcurrentStreams. nghttp2 rate-limits resets per session;
+ * on top, a session whose client cancelled more than RESET_ALLOWANCE streams before their answer, and more
+ * than it let finish, is ended with GOAWAY ENHANCE_YOUR_CALM (as nginx and Envoy do). A browser cancelling
+ * the odd stream is far from it.
+ */
+const RESET_ALLOWANCE = 100;
+
+function watchResets(session: http2.ServerHttp2Session): void {
+  let cancelled = 0;
+  let answered = 0;
+  session.on('stream', (stream) => {
+    stream.once('close', () => {
+      if (stream.rstCode === http2.constants.NGHTTP2_NO_ERROR && stream.headersSent) answered++;
+      else if (!stream.headersSent && ++cancelled > RESET_ALLOWANCE && cancelled > answered && !session.destroyed) {
+        session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+        session.destroy();
+      }
+    });
+  });
 }
 
 /**

@@ -66,7 +66,7 @@ export class CertificateReloader {
     let material: TlsMaterial;
     try {
       material = readTlsMaterial(this.files, this.options, this.where);
-      this.server.setSecureContext(material.context);
+      // BROKEN this.server.setSecureContext(material.context);
     } catch (err) {
       this.failures++;
       this.logger.error(`${(err as Error).message}; still serving the previous certificate`);

@@ -143,3 +143,26 @@ test('startup fails naming what is wrong: a key without a certificate, clientAut
     await assert.rejects(serve({ specification: PETSTORE, missingOperation: 'mock', baseDir: pki.dir, server: { tls } as never }), message);
   }
 });
+
+test('management port: plaintext beside an HTTPS main port by default; HTTPS with svc.observe.tls, its expiry in the metrics', async () => {
+  const pki = await makePki();
+  const plain = await serve({ specification: PETSTORE, missingOperation: 'mock', baseDir: pki.dir, server: { tls: { certFile: 'server.pem', keyFile: 'server.key' } }, observe: { port: 0 } });
+  const secure = await serve({ specification: PETSTORE, missingOperation: 'mock', baseDir: pki.dir, observe: { port: 0, tls: { certFile: 'server.pem', keyFile: 'server.key' } } });
+  try {
+    const plainManagement = `http://127.0.0.1:${plain.facade.managementAddress!.port}`;
+    const metrics = await (await fetch(`${plainManagement}/observe/metrics`)).text();
+    assert.match(metrics, /^svc_tls_certificate_expiry_timestamp_seconds\{listener="server"\} \d+$/m);
+    assert.doesNotMatch(metrics, /listener="management"/);
+
+    const secureManagement = `https://127.0.0.1:${secure.facade.managementAddress!.port}`;
+    await assert.rejects(fetch(`${secureManagement.replace('https:', 'http:')}/observe/health/ready`));
+    const answer = await get(secureManagement, '/observe/metrics', pki);
+    assert.equal(answer.status, 200);
+    assert.match(answer.body, /^svc_tls_certificate_expiry_timestamp_seconds\{listener="management"\} \d+$/m);
+    // The main port stays plaintext.
+    assert.equal((await fetch(`${secure.origin}/api/v3/store/inventory`)).status, 200);
+  } finally {
+    await plain.close();
+    await secure.close();
+  }
+});

@@ -66,7 +66,7 @@ export class CertificateReloader {
     let material: TlsMaterial;
     try {
       material = readTlsMaterial(this.files, this.options, this.where);
-      // BROKEN this.server.setSecureContext(material.context);
+      this.server.setSecureContext(material.context);
     } catch (err) {
       this.failures++;
       this.logger.error(`${(err as Error).message}; still serving the previous certificate`);

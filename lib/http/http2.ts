@@ -89,6 +89,8 @@ export function attachHttp2(server: Server, listener: RequestListener, options: 
     (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void setImmediate(serveOpenStream, listener, req, res),
   );
   const sessions = new Set<http2.ServerHttp2Session>();
+  /** Cleartext connections whose first bytes have not come yet: idle, and closed with the idle ones. */
+  const undecided = new Set<Socket>();
   const idle = Math.max(options.keepAliveTimeout, options.headersTimeout);
   h2.on('session', (session) => {
     sessions.add(session);
@@ -107,10 +109,12 @@ export function attachHttp2(server: Server, listener: RequestListener, options: 
   const closeAll = server.closeAllConnections.bind(server);
   server.closeIdleConnections = () => {
     closeIdle();
+    for (const socket of undecided) socket.destroy();
     for (const session of sessions) if (!session.closed) session.close();
   };
   server.closeAllConnections = () => {
     closeAll();
+    for (const socket of undecided) socket.destroy();
     for (const session of sessions) session.destroy();
   };
 
@@ -125,7 +129,15 @@ export function attachHttp2(server: Server, listener: RequestListener, options: 
   } else {
     const [http1] = server.listeners('connection') as ((socket: Socket) => void)[];
     server.removeAllListeners('connection');
-    server.on('connection', (socket: Socket) => sniffPreface(socket, options.headersTimeout, (isHttp2) => (isHttp2 ? h2.emit('connection', socket) : http1!.call(server, socket))));
+    server.on('connection', (socket: Socket) => {
+      undecided.add(socket);
+      socket.once('close', () => undecided.delete(socket));
+      sniffPreface(socket, options.headersTimeout, (isHttp2) => {
+        undecided.delete(socket);
+        if (isHttp2) h2.emit('connection', socket);
+        else http1!.call(server, socket);
+      });
+    });
   }
 }
 

@@ -7,10 +7,12 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { createConnection, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Exchange, FacadeObjectConfig } from '../../lib/index.js';
-import { PETSTORE, ROOT, serve, type Running } from '../helpers.js';
+import { memoryLogger, PETSTORE, ROOT, serve, type Running } from '../helpers.js';
+import { createListener } from '../../lib/http/listener.js';
+import { SERVER_DEFAULTS } from '../../lib/config/model.js';
 import { makePki, type TestPki } from './pki.js';
 
 interface Answer {
@@ -216,6 +218,33 @@ for (const transport of TRANSPORTS) {
   });
 }
 
+test('connection-specific fields a listener sets (setHeader or writeHead) are left out of an HTTP/2 answer, never a failed stream', { timeout: 30_000 }, async () => {
+  const listener = createListener(
+    (_req, res) => {
+      res.setHeader('keep-alive', 'timeout=5');
+      res.setHeader('x-kept', 'yes');
+      res.writeHead(200, 'OK', { 'transfer-encoding': 'chunked', connection: 'close', upgrade: 'h2c', 'proxy-connection': 'keep-alive', 'content-type': 'text/plain' });
+      res.end('ok');
+    },
+    SERVER_DEFAULTS,
+    { tls: {}, baseDir: ROOT, where: 'svc.server.tls', label: 'server', http2: true },
+    memoryLogger(),
+  );
+  await new Promise<void>((resolve) => listener.server.listen(0, '127.0.0.1', resolve));
+  const client = connect(`http://127.0.0.1:${(listener.server.address() as AddressInfo).port}`);
+  try {
+    const answer = await send(client, { ':path': '/' });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body, 'ok');
+    assert.equal(answer.headers['x-kept'], 'yes');
+    for (const name of ['keep-alive', 'transfer-encoding', 'connection', 'upgrade', 'proxy-connection']) assert.equal(answer.headers[name], undefined, name);
+  } finally {
+    client.close();
+    listener.server.closeAllConnections();
+    listener.server.close();
+  }
+});
+
 /** The attacker, in a process of its own so that the RSS measured here is the facade's: sessions of HEADERS each cancelled at once, for 3 s. */
 const FLOOD = `
 import { connect, constants } from 'node:http2';
@@ -239,6 +268,21 @@ for (const deadline = Date.now() + 3000; Date.now() < deadline; ) {
 }
 console.log(sent);
 `;
+
+test('a graceful stop closes a cleartext connection that has not sent a byte yet, even with the headers timeout off', { timeout: 30_000 }, async () => {
+  const running = await serve({ specification: PETSTORE, missingOperation: 'mock', server: { headersTimeout: 0, requestTimeout: 0, shutdownTimeout: '1s' } });
+  const { port } = new URL(running.origin);
+  const silent = createConnection({ host: '127.0.0.1', port: Number(port) });
+  await new Promise((resolve) => silent.once('connect', resolve));
+  const closed = new Promise((resolve) => silent.once('close', resolve));
+  silent.resume();
+  try {
+    await running.close();
+    await closed;
+  } finally {
+    silent.destroy();
+  }
+});
 
 test('rapid reset (CVE-2023-44487): thousands of HEADERS then RST_STREAM leave the process serving others, RSS growth under 50 MiB', async () => {
   const running = await serve({ specification: PETSTORE, missingOperation: 'mock' });

@@ -44,8 +44,8 @@ const whoAmI = (ex: Exchange): void => {
   ex.body = { certificate: ex.clientCertificate ?? null };
 };
 
-async function tlsFacade(pki: TestPki, tls: Record<string, unknown>, routes: Record<string, unknown> = { getInventory: whoAmI }): Promise<Running & { https: string }> {
-  const running = await serve({ specification: PETSTORE, missingOperation: 'mock', baseDir: pki.dir, server: { tls: { certFile: 'server.pem', keyFile: 'server.key', ...tls } }, routes: routes as never });
+async function tlsFacade(pki: TestPki, tls: Record<string, unknown>, routes: Record<string, unknown> = { getInventory: whoAmI }, backend: Record<string, unknown> = {}): Promise<Running & { https: string }> {
+  const running = await serve({ specification: PETSTORE, missingOperation: 'mock', baseDir: pki.dir, server: { tls: { certFile: 'server.pem', keyFile: 'server.key', ...tls } }, backend, routes: routes as never });
   return { ...running, https: running.origin.replace('http:', 'https:') };
 }
 
@@ -105,7 +105,7 @@ test('mutual TLS, clientAuth request: served without a certificate; an unverifie
   }
 });
 
-test('forwardClientCert: the backend gets X-Forwarded-Client-Cert for a verified certificate, never the copy a client sent', async () => {
+test('forwardClientCert: the backend gets X-Forwarded-Client-Cert for a verified certificate, never the copy a client sent, even from a trusted proxy', async () => {
   const pki = await makePki();
   const seen: (string | undefined)[] = [];
   const backend = createServer((req, res) => {
@@ -114,7 +114,8 @@ test('forwardClientCert: the backend gets X-Forwarded-Client-Cert for a verified
   });
   await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
   const target = `http://127.0.0.1:${(backend.address() as AddressInfo).port}/inventory`;
-  const running = await tlsFacade(pki, { clientAuth: 'request', caFile: 'ca.pem', forwardClientCert: true }, { getInventory: [{ kind: 'to', uri: target }] });
+  // The client is a trusted proxy, whose forwarding fields are otherwise kept: X-Forwarded-Client-Cert still is not.
+  const running = await tlsFacade(pki, { clientAuth: 'request', caFile: 'ca.pem', forwardClientCert: true }, { getInventory: [{ kind: 'to', uri: target }] }, { trustedProxies: '127.0.0.1' });
   const forged = { 'x-forwarded-client-cert': 'Hash=00;Subject="CN=admin"' };
   try {
     assert.equal((await get(running.https, '/api/v3/store/inventory', pki, pki.client, forged)).status, 200);

@@ -85,9 +85,22 @@ export function attachHttp2(server: Server, listener: RequestListener, options: 
       Http2ServerResponse: Http2Response as unknown as typeof http2.Http2ServerResponse,
     },
     // One turn of the event loop later: a stream the client reset in the same packet as its HEADERS (the
-    // rapid-reset pattern) is closed by then, and costs no routing, no exchange, no answer.
-    (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void setImmediate(serveOpenStream, listener, req, res),
+    // rapid-reset pattern) is closed by then, and costs no routing, no exchange, no answer. The streams that
+    // opened in one turn are served together, by one setImmediate.
+    (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
+      if (opened.push(req, res) === 2) setImmediate(serveOpened);
+    },
   );
+  /** Requests and responses, alternating, of the streams opened since the last serveOpened. */
+  let opened: (http2.Http2ServerRequest | http2.Http2ServerResponse)[] = [];
+  const serveOpened = (): void => {
+    const batch = opened;
+    opened = [];
+    for (let i = 0; i < batch.length; i += 2) {
+      const req = batch[i] as http2.Http2ServerRequest;
+      if (!req.stream.destroyed) listener(req as unknown as IncomingMessage, batch[i + 1] as unknown as ServerResponse);
+    }
+  };
   const sessions = new Set<http2.ServerHttp2Session>();
   /** Cleartext connections whose first bytes have not come yet: idle, and closed with the idle ones. */
   const undecided = new Set<Socket>();
@@ -139,10 +152,6 @@ export function attachHttp2(server: Server, listener: RequestListener, options: 
       });
     });
   }
-}
-
-function serveOpenStream(listener: RequestListener, req: http2.Http2ServerRequest, res: http2.Http2ServerResponse): void {
-  if (!req.stream.destroyed) listener(req as unknown as IncomingMessage, res as unknown as ServerResponse);
 }
 
 /**

@@ -68,7 +68,7 @@ export function applyProperty(config: FacadeConfig, key: string, value: string, 
     Errors.CONFIG_UNKNOWN,
     source,
     key,
-    'svc.server.<option>, svc.server.tls.<option>, svc.backend.<option>, svc.observe.tls.<option>, svc.observe.<option>, svc.rest.<option>, svc.rest.openApi.<option>, svc.rest.endpointProperty.<key>, svc.component.rest-openapi.base-path, svc.oauth.<profile>.<key>',
+    'svc.server.<option>, svc.server.tls.<option>, svc.backend.<option>, svc.observe.<option>, svc.observe.tls.<option>, svc.rest.<option>, svc.rest.openApi.<option>, svc.rest.endpointProperty.<key>, svc.component.rest-openapi.base-path, svc.oauth.<profile>.<key>',
   );
 }
 

@@ -218,6 +218,32 @@ for (const transport of TRANSPORTS) {
   });
 }
 
+test('h2 over TLS with clientAuth require: the client certificate is on the exchange, as over HTTP/1.1', async () => {
+  pki ??= await makePki();
+  const running = await serve({
+    specification: PETSTORE,
+    missingOperation: 'mock',
+    baseDir: pki.dir,
+    server: { tls: { certFile: 'server.pem', keyFile: 'server.key', caFile: 'ca.pem', clientAuth: 'require' } },
+    routes: {
+      getInventory: (ex: Exchange) => {
+        ex.message.headers.set('content-type', 'application/json');
+        ex.body = { subject: ex.clientCertificate?.subject, authorized: ex.clientCertificate?.authorized, protocol: ex.request?.httpVersion };
+      },
+    },
+  });
+  const client = connect(running.origin.replace('http:', 'https:'), { ca: pki.ca.cert, cert: pki.client.cert, key: pki.client.key });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const answer = await send(client, { ':path': '/api/v3/store/inventory' });
+      assert.deepEqual(JSON.parse(answer.body), { subject: 'CN=alice,O=Example', authorized: true, protocol: '2.0' });
+    }
+  } finally {
+    client.close();
+    await running.close();
+  }
+});
+
 test('connection-specific fields a listener sets (setHeader or writeHead) are left out of an HTTP/2 answer, never a failed stream', { timeout: 30_000 }, async () => {
   const listener = createListener(
     (_req, res) => {

@@ -15,6 +15,7 @@ export { RouteBuilder, constant, simple, json } from './config/fluent.js';
 export type { Facade, ServedOperation, Disposition, OperationChanges } from './facade.js';
 export { Exchange, Headers, HeaderNames, PropertyNames } from './routes/exchange.js';
 export type { Message } from './routes/exchange.js';
+export type { ClientCertificate } from './http/client-certificate.js';
 export type { Expression, StepDefinition, RouteDefinition } from './routes/steps.js';
 export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions, ObserveOptions } from './config/model.js';
 export type { ServerDefinition, BackendDefinition, ObserveDefinition, RestConfigurationDefinition, OpenApiDefinition } from './config/fluent.js';

@@ -14,6 +14,7 @@ export type { SecurityHandler } from './config/security-handler.js';
 export type { Facade, ServedOperation, Disposition, OperationChanges } from './facade/facade.js';
 export { Exchange, Headers, HeaderNames, PropertyNames } from './message/exchange.js';
 export type { Message } from './message/exchange.js';
+export type { ClientCertificate } from './http/client-certificate.js';
 export type { Expression, StepDefinition, RouteDefinition } from './config/route-definitions.js';
 export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions, ObserveOptions, SecurityOptions } from './config/model.js';
 export type { ServerDefinition, BackendDefinition, ObserveDefinition, SecurityDefinition, RestConfigurationDefinition, OpenApiDefinition } from './config/fluent.js';

@@ -14,6 +14,7 @@
 //   node scripts/bench.mjs --only startup          only the startup figures
 //   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy, the minimal undici and http.request proxies, nginx when installed)
 //   node scripts/bench.mjs --only stripe           only the startup figures whose name contains "stripe"
+//   node scripts/bench.mjs --only protocols        HTTP/1.1, HTTP/2 (h2load, when installed) and TLS on one small GET
 //   node scripts/bench.mjs --no-peers              without the peers (no install of scripts/bench/peers)
 //   node scripts/bench.mjs --against /tmp/old/dist/main.js   also a previous build's facade, in the same interleaved run
 import autocannon from 'autocannon';
@@ -27,6 +28,7 @@ import { prepareOAuth, verifyOAuth } from './bench/oauth.mjs';
 import { ensurePeers, PEERS_DIR } from './bench/peers.mjs';
 import { start } from './bench/start.mjs';
 import { nginxBinary, startNginx } from './bench/nginx.mjs';
+import { protocolFigures } from './bench/protocols.mjs';
 
 // autocannon sends only the methods of its own list (RFC 7231's and PATCH); QUERY (RFC 10008, OpenAPI 3.2's
 // `query` operation) is added to that list, which it reads on every request it builds.
@@ -436,6 +438,7 @@ async function startupTimes() {
 if (withPeers && (SCENARIOS.some((s) => s.peers && selected(s.key, s.name)) || STARTUP.some((s) => s.peer && startupSelected(s)))) ensurePeers();
 const rows = await runScenarios();
 if (STARTUP.some(startupSelected)) await startupTimes();
+if (selected('protocols', 'protocols')) await protocolFigures({ main, files: [bench('route.yaml')], startFacade, duration, rounds, connections });
 console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer with its p99 ratio (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
 for (const { s, bare, facade, base, floor, peers } of rows) {
   const peerPart = peers.map((p) => `  ${p.label} ${(p.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / p.rps).toFixed(2)} (p99 ${(facade.p99 / Math.max(p.p99, 1)).toFixed(2)}${floor ? `; floor/peer ${(floor.rps / p.rps).toFixed(2)}` : ''})`).join('');

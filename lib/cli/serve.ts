@@ -1,5 +1,6 @@
 // The serve command: `svc-facade [--port N] [--host H] [--dev] [--watch] FILE...`, and the server that
 // `svc-facade mock` starts: configuration read, facade built, workers supervised, signals handled.
+import { Server as TlsServer } from 'node:tls';
 import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -99,10 +100,10 @@ export async function serve(parsed: CliArgs | MockArgs): Promise<void> {
   };
   // Before the line that says it is ready: a supervisor may signal as soon as it reads it.
   process.on('SIGTERM', stop).on('SIGINT', stop);
-  if (!quiet && facade.managementAddress) logger.info(`health and metrics on ${url(facade.managementAddress)}`);
-  if (!quiet) logger.info(`listening on ${url(address)}`);
+  if (!quiet && facade.managementAddress) logger.info(`health and metrics on ${url(facade.managementAddress, config.observeTls.certFile !== undefined)}`);
+  if (!quiet) logger.info(`listening on ${url(address, facade.server instanceof TlsServer)}`);
   // The mock has no configuration to read the base path from: say where its operations are.
-  if (!quiet && 'contract' in parsed) logger.info(`mock: ${facade.operations.length} operation(s) served under ${url(address)}${facade.basePath.replace(/\/$/, '')}`);
+  if (!quiet && 'contract' in parsed) logger.info(`mock: ${facade.operations.length} operation(s) served under ${url(address, facade.server instanceof TlsServer)}${facade.basePath.replace(/\/$/, '')}`);
   // For the container image's HEALTHCHECK (dist/healthcheck.js): where health is served, as configured.
   if (!quiet && process.env.SVC_HEALTHCHECK_FILE) writeHealthcheckFile(process.env.SVC_HEALTHCHECK_FILE, config, address, facade.managementAddress);
   if (parsed.watch) {
@@ -113,8 +114,8 @@ export async function serve(parsed: CliArgs | MockArgs): Promise<void> {
 }
 
 // An IPv6 address goes in brackets, so the printed line is a usable URL (RFC 3986 §3.2.2).
-function url(address: AddressInfo): string {
+function url(address: AddressInfo, secure: boolean): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}`;
+  return `${secure ? 'https' : 'http'}://${host}:${address.port}`;
 }
 

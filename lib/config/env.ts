@@ -8,6 +8,7 @@ const ENDPOINT_PROPERTIES = ['oauthProfile'];
 export function environmentKey(name: string): string | undefined {
   const rest = name.slice('SVC_'.length);
   let m: RegExpExecArray | null;
+  if ((m = /^(SERVER|OBSERVE)_TLS_(.+)$/.exec(rest))) return `svc.${m[1]!.toLowerCase()}.tls.${m[2]}`;
   if ((m = /^SERVER_(.+)$/.exec(rest))) return `svc.server.${m[1]}`;
   if ((m = /^BACKEND_(.+)$/.exec(rest))) return `svc.backend.${m[1]}`;
   if ((m = /^OBSERVE_(.+)$/.exec(rest))) return `svc.observe.${m[1]}`;

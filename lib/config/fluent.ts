@@ -77,6 +77,12 @@ abstract class OptionsDefinition<S extends Section> {
     return this;
   }
 
+  /** A section set inside this one (`svc.server.tls.*`): the same path as `tls:` under `server:` in YAML. */
+  protected setNested(key: string, values: object): this {
+    setOption(this.config, this.section, key, values, this.source);
+    return this;
+  }
+
   /** Several options at once, typed to the leaves: `this.server().options({ port: 9123, workers: 2 })`. */
   options(values: SectionInput<S>): this {
     for (const [name, value] of Object.entries(values)) if (value !== undefined) this.set(name as keyof SectionInput<S> & string, value);
@@ -95,6 +101,9 @@ export class ServerDefinition extends OptionsDefinition<'server'> {
   keepAliveTimeout(duration: number | string): this { return this.set('keepAliveTimeout', duration); }
   shutdownTimeout(duration: number | string): this { return this.set('shutdownTimeout', duration); }
   workers(count: number): this { return this.set('workers', count); }
+  http2(on: boolean): this { return this.set('http2', on); }
+  /** HTTPS and mutual TLS (`svc.server.tls.*`): `this.server().tls({ certFile, keyFile, clientAuth: 'require', caFile })`. */
+  tls(options: SectionInput<'tls'>): this { return this.setNested('tls', options); }
 }
 
 /** `this.backend()`: defaults for every `to: http(s)://` backend (`svc.backend.*`). */
@@ -123,6 +132,8 @@ export class ObserveDefinition extends OptionsDefinition<'observe'> {
   drainDelay(duration: number | string): this { return this.set('drainDelay', duration); }
   logFormat(format: ObserveOptions['logFormat']): this { return this.set('logFormat', format); }
   accessLog(on: boolean): this { return this.set('accessLog', on); }
+  /** The management port's own certificate (`svc.observe.tls.*`); without it the port is plaintext. */
+  tls(options: SectionInput<'observeTls'>): this { return this.setNested('tls', options); }
 }
 
 /** `this.security()`: what checks the contract's security schemes, and the principal header (`svc.security.*`). */

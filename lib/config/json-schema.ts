@@ -4,7 +4,7 @@
 // option added to the table is in the schema the next time it is generated (scripts/config-schema.mjs; a
 // test fails while the committed file differs).
 // Draft-07: the draft every YAML editor's schema support reads.
-import { describeOptionType, OPTION_TABLE, REST_SERVER_OPTIONS, type OptionType, type Section } from './model.js';
+import { describeOptionType, NESTED_SECTIONS, OPTION_TABLE, REST_SERVER_OPTIONS, type OptionType, type Section } from './model.js';
 import { DURATION_UNITS, MAX_DURATION_MS, SIZE_UNITS } from './units.js';
 import { COMMON_KEYS, ENDPOINT_PROPERTY_KEYS, EXPRESSIONS, STEP_KEYS, STEPS, TOP_LEVEL } from './yaml-dsl.js';
 
@@ -49,6 +49,10 @@ function optionValue(type: OptionType): Schema {
 
 /** The property key an option has in `.properties` files, for the description an editor shows. */
 function propertyName(section: Section, name: string): string {
+  if (section in NESTED_SECTIONS) {
+    const { parent, key } = NESTED_SECTIONS[section as keyof typeof NESTED_SECTIONS];
+    return `svc.${parent}.${key}.${name}`;
+  }
   return section === 'rest' ? `svc.rest.${name}` : section === 'openApi' ? `svc.rest.openApi.${name}` : `svc.${section}.${name}`;
 }
 
@@ -141,9 +145,9 @@ export function configurationSchema(): Schema {
     rest: { type: 'object', properties: { openApi: section('openApi') }, additionalProperties: false },
     route: { type: 'object', properties: { from: ref('from'), ...commonKeys() }, required: ['from'], additionalProperties: false },
     from: ref('from'),
-    server: section('server'),
+    server: section('server', { tls: section('tls') }),
     backend: section('backend'),
-    observe: section('observe'),
+    observe: section('observe', { tls: section('observeTls') }),
     security: section('security'),
   };
   return {

@@ -5,6 +5,7 @@ import { setOwn } from '../util/objects.js';
 import { BACKEND_DEFAULTS, type BackendOptions } from './backend-options.js';
 import type { RouteDefinition } from './route-definitions.js';
 import type { SecurityHandler } from './security-handler.js';
+import { TLS_DEFAULTS, type TlsListenerOptions, type TlsOptions } from '../http/tls-options.js';
 import { MAX_DURATION_MS, parseDuration, parseSize } from './units.js';
 
 export type OptionType =
@@ -21,6 +22,15 @@ const path = { kind: 'path' } as const;
 const bool = { kind: 'boolean' } as const;
 const duration = { kind: 'duration' } as const;
 const enumOf = <const V extends string>(...values: V[]) => ({ kind: 'enum', values }) as const satisfies OptionType;
+
+/** A listener's TLS (lib/http/tls-options.ts); TLS 1.0 and 1.1 are not offered at all. */
+const TLS_LISTENER = {
+  certFile: str,
+  keyFile: str,
+  caFile: str,
+  clientAuth: enumOf('none', 'request', 'require'),
+  minVersion: enumOf('TLSv1.2', 'TLSv1.3'),
+} as const;
 
 export const OPTION_TABLE = {
   rest: {
@@ -51,7 +61,11 @@ export const OPTION_TABLE = {
     keepAliveTimeout: duration,
     shutdownTimeout: duration,
     workers: { kind: 'int', min: 1, max: 64 },
+    /** HTTP/2 beside HTTP/1.1: ALPN h2 with TLS, prior knowledge on cleartext (lib/http/http2.ts). */
+    http2: bool,
   },
+  /** svc.server.tls.* (a mapping `tls:` under `server`): HTTPS and mutual TLS on the main port. */
+  tls: { ...TLS_LISTENER, forwardClientCert: bool },
   /** Defaults for every `to: http(s)://` backend (svc.backend.*); see lib/routes/backend/. */
   backend: {
     maxConnections: { kind: 'int', min: 1, max: 65535 },
@@ -82,9 +96,26 @@ export const OPTION_TABLE = {
     basicUsers: str,
     principalHeader: str,
   },
+  /** svc.observe.tls.*: the management port's own certificate; unset, it is plaintext. */
+  observeTls: TLS_LISTENER,
 } as const satisfies Record<string, Record<string, OptionType>>;
 
 export type Section = keyof typeof OPTION_TABLE;
+
+/**
+ * Sections set as a mapping inside another (`server: { tls: {...} }`, `svc.server.tls.certFile`): the outer
+ * section, the key, and how the options are named in messages and docs.
+ */
+export const NESTED_SECTIONS = {
+  tls: { parent: 'server', key: 'tls' },
+  observeTls: { parent: 'observe', key: 'tls' },
+} as const satisfies Partial<Record<Section, { parent: Section; key: string }>>;
+
+/** The section a `key` inside `parent` stands for (`server` + `tls` → `tls`); undefined when it is an option. */
+export function nestedSection(parent: Section, key: string): Section | undefined {
+  const wanted = key.toLowerCase();
+  return (Object.keys(NESTED_SECTIONS) as (keyof typeof NESTED_SECTIONS)[]).find((s) => NESTED_SECTIONS[s].parent === parent && NESTED_SECTIONS[s].key === wanted);
+}
 
 /**
  * Camel's restConfiguration also carries the listen port and host (`restConfiguration: { port: 9123 }`):
@@ -139,6 +170,8 @@ export interface ServerOptions {
   keepAliveTimeout: number;
   shutdownTimeout: number;
   workers: number;
+  /** Default: on (the TLS port offers h2 by ALPN; the cleartext one serves prior-knowledge HTTP/2). */
+  http2: boolean;
 }
 
 export const SERVER_DEFAULTS: ServerOptions = {
@@ -151,6 +184,7 @@ export const SERVER_DEFAULTS: ServerOptions = {
   keepAliveTimeout: 5_000,
   shutdownTimeout: 10_000,
   workers: 1,
+  http2: true,
 };
 
 export interface ObserveOptions {
@@ -199,6 +233,8 @@ export interface FacadeConfig {
   security: SecurityOptions;
   /** Embedders' checks of security schemes by name (createFacade `securityHandlers`). */
   securityHandlers: Record<string, SecurityHandler>;
+  tls: Partial<TlsOptions>;
+  observeTls: Partial<TlsListenerOptions>;
   /** `svc.component.rest-openapi.base-path`. */
   componentBasePath?: string;
   /** Rest configuration `endpointProperty` entries (e.g. `oauthProfile`). */
@@ -231,7 +267,7 @@ export function oauthProfileKeys(config: FacadeConfig, name: string): Record<str
 }
 
 export function emptyConfig(baseDir: string = process.cwd()): FacadeConfig {
-  return { rest: {}, openApi: {}, server: {}, backend: {}, observe: {}, security: {}, securityHandlers: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
+  return { rest: {}, openApi: {}, server: {}, backend: {}, observe: {}, security: {}, securityHandlers: {}, tls: {}, observeTls: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
 }
 
 /** Finds the canonical option name for camelCase, kebab-case or SNAKE_CASE spellings; undefined if unknown. */
@@ -246,6 +282,11 @@ export function allowedOptions(section: Section): string {
 
 /** Validates, coerces and stores one option. `source` names the file (or surface) for error messages. */
 export function setOption(config: FacadeConfig, section: Section, name: string, value: unknown, source: string): void {
+  const nested = nestedSection(section, name);
+  if (nested !== undefined) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw svcError(Errors.CONFIG_INVALID, source, qualified(nested, ''), JSON.stringify(value) ?? String(value), `a mapping of ${allowedOptions(nested)}`);
+    return setOptions(config, nested, value as Record<string, unknown>, source);
+  }
   const key = canonicalOption(section, name);
   if (!key) throw svcError(Errors.CONFIG_UNKNOWN, source, qualified(section, name), allowedOptions(section));
   const type = (OPTION_TABLE[section] as Record<string, OptionType>)[key]!;
@@ -260,7 +301,9 @@ export function setOptions(config: FacadeConfig, section: Section, values: Reado
 }
 
 function qualified(section: Section, name: string): string {
-  return section === 'rest' ? name : `${section}.${name}`;
+  if (section === 'rest') return name;
+  const prefix = section in NESTED_SECTIONS ? `${NESTED_SECTIONS[section as keyof typeof NESTED_SECTIONS].parent}.${NESTED_SECTIONS[section as keyof typeof NESTED_SECTIONS].key}` : section;
+  return name === '' ? prefix : `${prefix}.${name}`;
 }
 
 export function describeOptionType(type: OptionType): string {
@@ -317,6 +360,10 @@ export function resolvedServerOptions(config: FacadeConfig): ServerOptions {
     throw svcError(Errors.CONFIG_INVALID, 'server options', 'server.headersTimeout', options.headersTimeout, `at most server.requestTimeout (${options.requestTimeout} ms)`);
   }
   return options;
+}
+
+export function resolvedTlsOptions(config: FacadeConfig): TlsOptions {
+  return { ...TLS_DEFAULTS, ...config.tls };
 }
 
 export function resolvedBackendOptions(config: FacadeConfig): BackendOptions {

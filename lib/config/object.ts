@@ -16,9 +16,9 @@ export type RestConfigurationInput = SectionInput<'rest'> & {
   endpointProperty?: { key: string; value: string } | readonly { key: string; value: string }[];
 };
 /** `server` (svc.server.*), `backend` (svc.backend.*), `observe` (svc.observe.*) in code, typed to the leaves. */
-export type ServerInput = SectionInput<'server'>;
+export type ServerInput = SectionInput<'server'> & { tls?: SectionInput<'tls'> };
 export type BackendInput = SectionInput<'backend'>;
-export type ObserveInput = SectionInput<'observe'>;
+export type ObserveInput = SectionInput<'observe'> & { tls?: SectionInput<'observeTls'> };
 /** `security` (svc.security.*) in code: the API key and htpasswd files, the principal header. */
 export type SecurityInput = SectionInput<'security'>;
 /** A plain configuration object for embedders. */

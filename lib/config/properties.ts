@@ -1,7 +1,7 @@
 // `.properties` files: parsing (java.util.Properties syntax) and mapping `svc.*` keys onto the config.
 import { dirname } from 'node:path';
 import { Errors, svcError } from '../util/errors.js';
-import { canonicalOption, oauthProfileKeys, setOption, type FacadeConfig } from './model.js';
+import { canonicalOption, nestedSection, oauthProfileKeys, setOption, type FacadeConfig } from './model.js';
 
 /** Parses java.util.Properties text: `=`, `:` or space separators, `#`/`!` comments, `\` continuations and escapes. */
 export function parseProperties(text: string): Map<string, string> {
@@ -44,6 +44,9 @@ export function applyProperties(config: FacadeConfig, props: ReadonlyMap<string,
 export function applyProperty(config: FacadeConfig, key: string, value: string, source: string): void {
   const parts = key.split('.');
   const [, area, second] = parts;
+  // svc.server.tls.certFile, svc.observe.tls.caFile: a section inside a section.
+  const nested = (area === 'server' || area === 'observe') && parts.length === 4 ? nestedSection(area, second!) : undefined;
+  if (nested !== undefined) return setOption(config, nested, parts[3]!, value, source);
   if (area === 'server' && parts.length === 3) return setOption(config, 'server', second!, value, source);
   if (area === 'backend' && parts.length === 3) return setOption(config, 'backend', second!, value, source);
   if (area === 'observe' && parts.length === 3) return setOption(config, 'observe', second!, value, source);
@@ -66,7 +69,7 @@ export function applyProperty(config: FacadeConfig, key: string, value: string, 
     Errors.CONFIG_UNKNOWN,
     source,
     key,
-    'svc.server.<option>, svc.backend.<option>, svc.observe.<option>, svc.security.<option>, svc.rest.<option>, svc.rest.openApi.<option>, svc.rest.endpointProperty.<key>, svc.component.rest-openapi.base-path, svc.oauth.<profile>.<key>',
+    'svc.server.<option>, svc.server.tls.<option>, svc.backend.<option>, svc.observe.<option>, svc.observe.tls.<option>, svc.security.<option>, svc.rest.<option>, svc.rest.openApi.<option>, svc.rest.endpointProperty.<key>, svc.component.rest-openapi.base-path, svc.oauth.<profile>.<key>',
   );
 }
 

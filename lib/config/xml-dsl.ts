@@ -2,7 +2,7 @@
 // Parsed with saxes into a small element tree; DOCTYPEs are refused, so no entity is ever expanded.
 import { SaxesParser } from 'saxes';
 import { Errors, svcError } from '../util/errors.js';
-import { setOptions, type FacadeConfig } from './model.js';
+import { nestedSection, setOptions, type FacadeConfig } from './model.js';
 import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 import { applyConsumerUri, applyOpenApi, applyRestConfiguration, routeDefinition } from './yaml-dsl.js';
 
@@ -60,14 +60,20 @@ export function applyXmlDsl(config: FacadeConfig, text: string, file: string, lo
       case 'route':
         applyRoute(config, el, file);
         break;
-      // <server port="9123" workers="2"/>, <backend timeout="5s"/>, <observe .../>, <security .../>: svc.server/backend/observe/security.*
+      // <server port="9123" workers="2"/>, <backend timeout="5s"/>, <observe .../>, <security .../>:
+      // svc.server/backend/observe/security.*; <server><tls certFile="..."/></server>: svc.server.tls.* (and svc.observe.tls.*).
       case 'server':
       case 'backend':
       case 'observe':
-      case 'security':
-        if (el.children.length > 0) throw svcError(Errors.CONFIG_FILE, file, `<${el.name}> takes its options as attributes, not <${el.children[0]!.name}>`);
+      case 'security': {
         setOptions(config, el.name, el.attributes, file);
+        for (const child of el.children) {
+          const nested = nestedSection(el.name, child.name);
+          if (nested === undefined || child.children.length > 0) throw svcError(Errors.CONFIG_FILE, file, `<${el.name}> takes its options as attributes, not <${child.name}>`);
+          setOptions(config, nested, child.attributes, file);
+        }
         break;
+      }
       default:
         throw svcError(Errors.CONFIG_UNKNOWN, file, `<${el.name}>`, 'restConfiguration, rest, route, server, backend, observe, security');
     }

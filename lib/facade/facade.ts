@@ -4,7 +4,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FacadeConfig, ServerOptions } from '../config/model.js';
 import type { Contract } from '../contract/load.js';
-import { closeGracefully, createHttpServer, listen } from '../http/server.js';
+import { closeGracefully, listen } from '../http/server.js';
+import { createListener } from '../http/listener.js';
+import { certificateMetrics, type CertificateReloader } from '../http/cert-reload.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { startManagementServer } from '../observe/management.js';
 import { describeChanges, operationChanges, type OperationChanges } from '../watch/changes.js';
@@ -69,6 +71,13 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
 function assembleFacade(first: FacadeVersion, sources: { logger: Logger; reloadConfig: () => Promise<FacadeConfig>; configFiles: readonly string[] }): Facade {
   let current = new ServedVersion(first);
   let server: Server | undefined;
+  /** The certificate watchers of the TLS listeners; their metrics are on every version's /observe/metrics. */
+  const reloaders: CertificateReloader[] = [];
+  const withListenerMetrics = (version: FacadeVersion): FacadeVersion => {
+    version.observation.metrics?.addListenerFamilies((out) => certificateMetrics(out, reloaders));
+    return version;
+  };
+  withListenerMetrics(first);
   let management: Server | undefined;
   let watcher: SourceWatcher | undefined;
   let reloading: Promise<unknown> = Promise.resolve();
@@ -85,7 +94,7 @@ function assembleFacade(first: FacadeVersion, sources: { logger: Logger; reloadC
     const previous = current;
     // Fixed at the first listen(): a changed port, host or management port would need a new socket.
     for (const note of restartOnlyChanges(previous.version, next)) logger.warn(`reload: ${note} changed; it takes effect on restart`);
-    current = new ServedVersion(next);
+    current = new ServedVersion(withListenerMetrics(next));
     previous.retire();
     return operationChanges(previous.version, next);
   };
@@ -94,10 +103,20 @@ function assembleFacade(first: FacadeVersion, sources: { logger: Logger; reloadC
     handler: (req, res) => current.dispatch(req, res, undefined),
     middleware: (req, res, next) => current.dispatch(req, res, next),
     async listen(port = current.version.serverOptions.port, host = current.version.serverOptions.host) {
-      server ??= createHttpServer(facade.handler, current.version.serverOptions);
+      const { config, serverOptions } = current.version;
+      if (server === undefined) {
+        const main = createListener(facade.handler, serverOptions, { tls: config.tls, baseDir: config.baseDir, where: 'svc.server.tls', label: 'server', http2: serverOptions.http2 }, logger);
+        server = main.server;
+        if (main.reloader) reloaders.push(main.reloader.start());
+      }
       const address = await listen(server, port, host);
       const { port: managementPort, host: managementHost = host } = current.version.observation.options;
-      if (managementPort !== undefined) management ??= await startManagementServer(() => current.version.endpoints, managementPort, managementHost, current.version.serverOptions);
+      if (managementPort !== undefined && management === undefined) {
+        const spec = { tls: config.observeTls, baseDir: config.baseDir, where: 'svc.observe.tls', label: 'management', http2: false };
+        const started = await startManagementServer(() => current.version.endpoints, managementPort, managementHost, serverOptions, spec, logger);
+        management = started.server;
+        if (started.reloader) reloaders.push(started.reloader.start());
+      }
       return address;
     },
     start() {
@@ -107,6 +126,7 @@ function assembleFacade(first: FacadeVersion, sources: { logger: Logger; reloadC
       stopped = true;
       watcher?.close();
       watcher = undefined;
+      for (const reloader of reloaders) reloader.stop();
       const { observation, serverOptions } = current.version;
       // Not ready from now on; the listener stays open for the drain delay so a load balancer sees it first.
       observation.drain();
@@ -170,6 +190,9 @@ function restartOnlyChanges(before: FacadeVersion, after: FacadeVersion): string
   if (a.port !== b.port) notes.push('svc.server.port');
   if (a.host !== b.host) notes.push('svc.server.host');
   if (a.requestTimeout !== b.requestTimeout || a.headersTimeout !== b.headersTimeout || a.keepAliveTimeout !== b.keepAliveTimeout) notes.push('a server timeout');
+  // Certificate files are watched (lib/http/cert-reload.ts); which files, and the TLS settings, are the listener's.
+  if (JSON.stringify(before.config.tls) !== JSON.stringify(after.config.tls) || a.http2 !== b.http2) notes.push('svc.server.tls or svc.server.http2');
+  if (JSON.stringify(before.config.observeTls) !== JSON.stringify(after.config.observeTls)) notes.push('svc.observe.tls');
   if (before.observation.options.port !== after.observation.options.port || before.observation.options.host !== after.observation.options.host) notes.push('svc.observe.port/host');
   return notes;
 }

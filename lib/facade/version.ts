@@ -1,7 +1,7 @@
 // One build of a facade: configuration -> contract -> operations -> routes -> router, each operation's stages
 // compiled from the features it uses. A reload builds a new version; lib/facade/facade.ts swaps it in.
 import { bindingFeature } from '../binding/binding.js';
-import { type FacadeConfig, resolvedBackendOptions, resolvedServerOptions, type ServerOptions } from '../config/model.js';
+import { type FacadeConfig, resolvedBackendOptions, resolvedServerOptions, resolvedTlsOptions, type ServerOptions } from '../config/model.js';
 import { joinPaths, resolveBasePath } from '../contract/base-path.js';
 import { loadContract, type Contract } from '../contract/load.js';
 import { isReceivable, unreceivableWarning } from '../contract/methods.js';
@@ -51,7 +51,7 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
 
   const bus = new DirectBus();
   const serverOptions = resolvedServerOptions(config);
-  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir, principalHeaderName(config.security.principalHeader), logger);
+  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir, principalHeaderName(config.security.principalHeader), logger, resolvedTlsOptions(config).forwardClientCert);
   bindTypedRoutes(config, table.operations, contract);
   for (const def of config.routes) {
     try {

@@ -2,10 +2,14 @@
 import type { IncomingMessage } from 'node:http';
 import { Errors, svcError, type SvcError } from '../util/errors.js';
 
-/** True when the request announces a body (RFC 9112 §6.3). */
+/**
+ * True when the request announces a body (RFC 9112 §6.3). An HTTP/2 request has one unless its HEADERS frame
+ * ended the stream (RFC 9113 §8.1): a content-length is optional there, and transfer-encoding never sent.
+ */
 export function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
-  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+  if ((length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined) return true;
+  return length === undefined && req.httpVersionMajor === 2 && (req as { stream?: { endAfterHeaders?: boolean } }).stream?.endAfterHeaders === false;
 }
 
 /** A text body as a string: UTF-8, a leading byte-order mark dropped. */

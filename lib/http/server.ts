@@ -1,5 +1,7 @@
 // The node:http server with the limits of docs/security.md#hostile-input and a graceful stop.
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TlsOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Errors, staticProblem, svcError, type ErrorDef } from '../util/errors.js';
@@ -9,7 +11,8 @@ import { boundedPipelining } from './pipelining.js';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function createHttpServer(listener: RequestListener, options: ServerOptions): Server {
+/** With `tls`, an https.Server (a TLS server handing each connection to the same HTTP/1.1 machinery). */
+export function createHttpServer(listener: RequestListener, options: ServerOptions, tls?: TlsOptions): Server {
   // No protocol upgrade is offered, so there is no 'upgrade' listener: node then serves an upgrade request
   // (WebSocket, or the h2c upgrade that curl --http2 and Java's HttpClient attempt on http://) as a plain
   // one, as RFC 9110 §7.8 allows. But its parser stops after that request and drops, unanswered, what the
@@ -18,13 +21,15 @@ export function createHttpServer(listener: RequestListener, options: ServerOptio
   // that answer, and nothing that arrives behind the request is served (RFC 9112 §9.6).
   const upgradeAsked = new WeakSet<object>();
   const serve = boundedPipelining(listener, options.requestTimeout);
-  const server = createServer(
-    {
-      requestTimeout: options.requestTimeout,
-      headersTimeout: options.headersTimeout,
-      keepAliveTimeout: options.keepAliveTimeout,
-      connectionsCheckingInterval: checkingInterval(options),
-    },
+  const http1 = {
+    requestTimeout: options.requestTimeout,
+    headersTimeout: options.headersTimeout,
+    keepAliveTimeout: options.keepAliveTimeout,
+    connectionsCheckingInterval: checkingInterval(options),
+  };
+  const create = tls === undefined ? createServer : (opts: typeof http1, handler: RequestListener): Server => createHttpsServer({ ...tls, ...opts }, handler) as unknown as Server;
+  const server = create(
+    http1,
     (req, res) => {
       if (upgradeAsked.has(req.socket)) return; // left unanswered: the connection closes after the previous answer
       // The Connection field listing `upgrade` is what makes node's parser stop after the request.

@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { setOwn } from '../util/objects.js';
 import type { RequestFacts } from './request-facts.js';
+import { clientCertificateOf, type ClientCertificate } from '../http/client-certificate.js';
 
 /**
  * Case-insensitive headers. Request headers are read in place (node already lower-cases them); values set
@@ -208,6 +209,11 @@ export class Exchange {
   ) {
     this.message = { headers, body };
     this.properties = Object.create(shared ?? null) as Record<string, unknown>;
+  }
+
+  /** The certificate the client presented over TLS (svc.server.tls.clientAuth); undefined when none. */
+  get clientCertificate(): ClientCertificate | undefined {
+    return clientCertificateOf(this.request);
   }
 
   /** Convenience for routes: `ex.header('petId')`. */

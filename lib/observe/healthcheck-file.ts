@@ -16,12 +16,15 @@ export interface HealthcheckTarget {
 
 export function writeHealthcheckFile(file: string, config: FacadeConfig, main: AddressInfo, management: AddressInfo | undefined): void {
   const observe = observeOptions(config);
-  const target: HealthcheckTarget = observe.health ? { health: `${reachable(management ?? main)}${observe.healthPath.replace(/\/+$/, '')}` } : { listening: `${reachable(main)}/` };
+  // The scheme of the port asked: the management port has TLS with svc.observe.tls, the main one with svc.server.tls.
+  const mainSecure = config.tls.certFile !== undefined;
+  const asked = management === undefined ? reachable(main, mainSecure) : reachable(management, config.observeTls.certFile !== undefined);
+  const target: HealthcheckTarget = observe.health ? { health: `${asked}${observe.healthPath.replace(/\/+$/, '')}` } : { listening: `${reachable(main, mainSecure)}/` };
   writeFileSync(file, `${JSON.stringify(target)}\n`);
 }
 
 /** An origin a process on the same host can connect to: the wildcard addresses become loopback. */
-function reachable(address: AddressInfo): string {
+function reachable(address: AddressInfo, secure: boolean): string {
   const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
-  return `http://${address.family === 'IPv6' ? `[${host}]` : host}:${address.port}`;
+  return `${secure ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${host}]` : host}:${address.port}`;
 }

@@ -3,7 +3,7 @@
 // only when scraped.
 import cluster from 'node:cluster';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { Exposition, Histogram, labelValue } from './exposition.js';
+import { Exposition, Histogram, labelValue } from '../util/exposition.js';
 
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
 
@@ -68,6 +68,8 @@ export class FacadeMetrics {
   private readonly operations: OperationMetrics[] = [];
   private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
   private readonly startTime = Math.round(Date.now() / 1000 - process.uptime());
+  /** Families of the listeners (TLS certificates), which outlive a version's metrics across reloads. */
+  private readonly listenerFamilies: ((out: Exposition) => void)[] = [];
 
   constructor() {
     this.loopDelay.enable();
@@ -81,6 +83,10 @@ export class FacadeMetrics {
 
   stop(): void {
     this.loopDelay.disable();
+  }
+
+  addListenerFamilies(write: (out: Exposition) => void): void {
+    this.listenerFamilies.push(write);
   }
 
   /** The exposition text: every family always present; per-operation series once an operation has answered. */
@@ -107,6 +113,7 @@ export class FacadeMetrics {
     out.family('svc_http_unmatched_requests_total', 'counter', 'Requests no operation answers: unknown path (404) or method (405).');
     out.sample('svc_http_unmatched_requests_total', withWorker('status="404"'), this.notFound);
     out.sample('svc_http_unmatched_requests_total', withWorker('status="405"'), this.methodNotAllowed);
+    for (const write of this.listenerFamilies) write(out);
     this.processFamilies(out);
     return out.text();
   }

@@ -9,7 +9,7 @@ import type { Router } from '../http/router.js';
 import type { Logger } from '../util/log.js';
 import type { Disposition, OperationRuntime, OperationStages, RequestObserver } from '../message/stages.js';
 import { compileAccessLog, type AccessLog } from './access-log.js';
-import { CONTENT_TYPE } from './exposition.js';
+import { CONTENT_TYPE } from '../util/exposition.js';
 import { Health, send, type Probe } from './health.js';
 import { FacadeMetrics, type OperationMetrics } from './metrics.js';
 

@@ -94,6 +94,8 @@ export const Errors = {
   SECURITY_FILE: def('SVC_SECURITY_FILE', 500, '%s: %s: %s', 1),
   OAUTH_PROFILE: def('SVC_OAUTH_PROFILE', 500, 'OAuth profile %s: %s', 1),
   BINDING_SCAN: def('SVC_BINDING_SCAN', 500, 'bindingPackageScan %s: %s', 1),
+  TLS_CONFIG: def('SVC_TLS_CONFIG', 500, '%s: %s', 2),
+  TLS_FILES: def('SVC_TLS_FILES', 500, '%s: cannot use %s: %s', 2),
   LISTEN_FAILED: def('SVC_LISTEN_FAILED', 500, 'Cannot listen on %s:%s: %s', 1),
   OBSERVE_PATH_CONFLICT: def('SVC_OBSERVE_PATH_CONFLICT', 500, 'svc.observe.%s %s would shadow %s; choose another path, or serve health and metrics on a management port (svc.observe.port)', 2),
   TYPESCRIPT_LOADER_MISSING: def('SVC_TYPESCRIPT_LOADER_MISSING', 500, '%s: a .ts module needs the package tsx, which is not installed; install it (npm install tsx) or compile the module to .js', 2),

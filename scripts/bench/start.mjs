@@ -11,7 +11,7 @@ export function start(command, commandArgs, env = {}) {
     const timer = setTimeout(() => reject(new Error(`timeout starting ${command}: ${err || out}`)), 30_000);
     const onData = (d) => {
       out += d;
-      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
+      const m = /listening on https?:\/\/[^:]+:(\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         child.stdout.off('data', onData).resume(); // keep draining (Prism logs every request)

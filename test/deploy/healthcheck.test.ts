@@ -59,3 +59,25 @@ test('HEALTHCHECK asks the management port set in the shipped properties; passes
   writeFileSync(file, '{');
   assert.equal(await runCheck(script, env), 1, 'a damaged file: not healthy');
 });
+
+test('HEALTHCHECK over HTTPS: the main port with svc.server.tls is asked as https://, its certificate not verified (a loopback self-check)', async () => {
+  const { makePki } = await import('../http/pki.js');
+  const pki = await makePki();
+  writeFileSync(join(pki.dir, 'app.yaml'), `- server:\n    tls:\n      certFile: server.pem\n      keyFile: server.key\n- rest:\n    openApi:\n      specification: ${join(ROOT, 'spec/petstore-v3.json')}\n      missingOperation: mock\n`);
+  const file = join(pki.dir, 'health.json');
+  const cli = startCli(process.execPath, [join(ROOT, 'dist/main.js'), join(pki.dir, 'app.yaml'), '--port', '0', '--host', '127.0.0.1'], { cwd: pki.dir, env: { ...ENV, SVC_HEALTHCHECK_FILE: file } });
+  const env = { SVC_HEALTHCHECK_FILE: file };
+  try {
+    for (const deadline = Date.now() + 15_000; !existsSync(file); ) {
+      if (Date.now() > deadline || cli.child.exitCode !== null) throw new Error(`no health file: ${cli.output.stdout} ${cli.output.stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const port = /listening on https:\/\/127\.0\.0\.1:(\d+)/.exec(cli.output.stdout)![1];
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { health: `https://127.0.0.1:${port}/observe/health` });
+    assert.equal(await runCheck(['dist/healthcheck.js'], env), 0);
+  } finally {
+    cli.child.kill('SIGTERM');
+    await cli.exited;
+  }
+  assert.equal(await runCheck(['dist/healthcheck.js'], env), 1, 'stopped: not healthy');
+});

@@ -115,7 +115,7 @@ async function serve(script: string, cwd: string, env: NodeJS.ProcessEnv): Promi
     await closed;
   };
   for (const deadline = Date.now() + 120_000; ; ) {
-    const port = /listening on http:\/\/[^:\s]+:(\d+)/.exec(output)?.[1];
+    const port = /listening on https?:\/\/[^:\s]+:(\d+)/.exec(output)?.[1];
     if (port !== undefined) return { origin: `http://127.0.0.1:${port}`, stop };
     if (Date.now() > deadline || child.exitCode !== null) {
       await stop();

@@ -53,6 +53,7 @@ test('the server defaults of SPEC §13 are applied to the real node:http server'
       keepAliveTimeout: 5_000,
       shutdownTimeout: 10_000,
       workers: 1,
+      http2: true,
     });
     const server = running.facade.server!;
     assert.equal(server.headersTimeout, 10_000);

@@ -109,7 +109,7 @@ class BackendCall {
     } else if (payload !== undefined) length = String(Buffer.byteLength(payload));
     else if (!BODILESS.has(method)) length = '0';
     const path = targetPath(endpoint, headers.get(PATH), headers.get(QUERY));
-    const sent = backendRequestHeaders(ex, endpoint.host, ctx.trusted, length, ctx.principalHeader);
+    const sent = backendRequestHeaders(ex, endpoint.host, ctx.trusted, length, ctx.principalHeader, ctx.forwardClientCert);
     const hop: Hop = { endpoint, path, method, headers: sent, payload };
     this.watchClient();
     this.send(hop, upload === undefined ? undefined : this.stream(upload, length === undefined ? undefined : Number(length)), 0, false);

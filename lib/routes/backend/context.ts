@@ -24,13 +24,15 @@ export interface BackendContext {
   readonly principalHeader: string | undefined;
   /** Where a backend call says what it decided without failing (a redirect not followed). */
   readonly logger: Logger;
+  /** svc.server.tls.forwardClientCert: X-Forwarded-Client-Cert is the facade's, never the client's. */
+  readonly forwardClientCert: boolean;
   /** The pool for an endpoint's origin and TLS settings, made on first use. */
   pool(endpoint: BackendEndpoint): BackendPool;
   /** Closes every pooled connection (the facade stops). */
   close(): void;
 }
 
-export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string, principalHeader?: string, logger: Logger = silentLogger): BackendContext {
+export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string, principalHeader?: string, logger: Logger = silentLogger, forwardClientCert = false): BackendContext {
   const pools = new Map<string, BackendPool>();
   const trusted = parseTrustedProxies(options.trustedProxies);
   return {
@@ -40,6 +42,7 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
     trusted,
     principalHeader,
     logger,
+    forwardClientCert,
     pool(endpoint) {
       let pool = pools.get(endpoint.poolKey);
       if (pool === undefined) {

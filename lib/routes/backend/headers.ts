@@ -6,6 +6,7 @@ import type { TLSSocket } from 'node:tls';
 import { TOKEN, connectionOptions, isUnsendableValue } from '../../http/fields.js';
 import { isForwardingField } from '../../http/forwarding-fields.js';
 import { isInternalName, PropertyNames, type Exchange } from '../../message/exchange.js';
+import { CLIENT_CERT_HEADER, forwardedClientCert } from '../../http/client-certificate.js';
 
 /** RFC 9110 §7.6.1, plus the pre-standard Keep-Alive and Proxy-Connection. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
@@ -24,7 +25,7 @@ const NOT_COPIED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...SET_BY_PROXY]
  * and what routes set, query and path parameters included, as Camel sends them), then Forwarded,
  * X-Forwarded-* and Via. Host comes first, so a redirect can point it elsewhere.
  */
-export function backendRequestHeaders(ex: Exchange, host: string, trusted: BlockList | undefined, contentLength: string | undefined, principalHeader?: string): string[] {
+export function backendRequestHeaders(ex: Exchange, host: string, trusted: BlockList | undefined, contentLength: string | undefined, principalHeader?: string, forwardClientCert = false): string[] {
   const headers = ex.message.headers;
   const listed = connectionOptions(headers.get('connection'));
   const out = ['host', host];
@@ -34,6 +35,8 @@ export function backendRequestHeaders(ex: Exchange, host: string, trusted: Block
     if (NOT_COPIED.has(name) || isInternalName(name) || value === undefined || value === null || (listed.length !== 0 && listed.includes(name)) || name === principalHeader) return;
     // X-Real-IP, X-Forwarded-Prefix, X-HTTP-Method-Override...: believed from a trusted proxy only; a route may set them.
     if (facts !== undefined && !facts.trust && isForwardingField(name) && !headers.writtenNames().includes(name)) return;
+    // The facade's account of the client certificate; the client's own is dropped (a route may still set one).
+    if (forwardClientCert && name === CLIENT_CERT_HEADER && !headers.writtenNames().includes(name)) return;
     const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : typeof value === 'number' ? String(value) : undefined;
     // Query and path parameters are headers too; one no header can carry (`?a%20b=1`, `%0D%0A`) is left out
     // instead of failing the whole call: the query string still carries it.
@@ -42,6 +45,10 @@ export function backendRequestHeaders(ex: Exchange, host: string, trusted: Block
   if (contentLength !== undefined) out.push('content-length', contentLength);
   if (principalHeader !== undefined) addPrincipal(out, principalHeader, ex.properties[PropertyNames.PRINCIPAL]);
   if (facts !== undefined) addForwarding(out, req!, facts);
+  if (forwardClientCert && !out.includes(CLIENT_CERT_HEADER)) {
+    const cert = forwardedClientCert(req);
+    if (cert !== undefined) out.push(CLIENT_CERT_HEADER, cert);
+  }
   out.push('via', appendVia(headers.get('via'), req?.httpVersion ?? '1.1'));
   // What the client itself sent, for a redirect to another origin (crossOriginHeaders); one property, no copy.
   if (req !== undefined) (out as BackendHeaders)[CLIENT_FIELDS] = req.headers;

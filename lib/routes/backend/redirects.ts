@@ -4,7 +4,6 @@
 import type { IncomingMessage } from 'node:http';
 import { addressOf, type BackendEndpoint } from './endpoint.js';
 import { crossOriginHeaders, redirectedHeaders } from './headers.js';
-import { refusedOrigin } from './redirect-guard.js';
 
 /** One request of a forwarded call: where it goes and what it sends. */
 export interface Hop {
@@ -57,4 +56,10 @@ export function redirectTarget(hop: Hop, res: Pick<IncomingMessage, 'statusCode'
     poolKey: `redirected ${url.protocol} ${from.poolKey}`,
   };
   return { endpoint, path: `${url.pathname}${url.search}`, method, headers, payload };
+}
+
+/** Why a redirect to `url` is not followed, before any address is looked at; undefined when its origin may be followed. */
+function refusedOrigin(url: URL, route: BackendEndpoint): string | undefined {
+  if (url.origin === route.origin || route.options.redirectOrigins.has(url.origin)) return undefined;
+  return 'its origin is neither the route\'s own nor listed in redirectOrigins';
 }

@@ -1,7 +1,7 @@
 // The media type of a route's answer, when the route did not set one: negotiated among the types the
 // contract declares for the answer's status (its exact code, else its NXX range, else `default`), as the
-// mock negotiates: by Accept, the contract's order breaking ties; without Accept an XML request gets an
-// XML answer when the status declares one. A route answering `ex.reply(404, {...})` on an operation whose
+// mock negotiates: by Accept, in the contract's order; among types the client likes equally (`*/*`, no
+// Accept) the request's own kind first, and JSON for a request that is not XML (an object was JSON before). A route answering `ex.reply(404, {...})` on an operation whose
 // 404 is `application/problem+json` or `application/problem+xml` answers in one of those, never in the
 // `application/json` the status does not declare; response validation then checks the body as that type,
 // and the generated types say the same. Decided before the response check, written by the serializer.
@@ -21,7 +21,6 @@ const RESPONSE_CODE = HeaderNames.RESPONSE_CODE;
 /** The types an object answer can be written in for one status, negotiated in the declared order or with the request's own kind first. */
 interface StatusTypes {
   offers: readonly string[];
-  negotiate: (accept: string | undefined) => string | undefined;
   jsonFirst: (accept: string | undefined) => string | undefined;
   xmlFirst: (accept: string | undefined) => string | undefined;
 }
@@ -42,7 +41,7 @@ export function compileAnswerType(op: Operation, writes: (type: string) => boole
   const byCode = responsesByCode(op, (response): StatusTypes | undefined => {
     const offers = Object.keys(response.value.content ?? {}).filter((t) => !essence(t).includes('*') && writes(t));
     if (offers.length === 0) return undefined;
-    return { offers, negotiate: compileNegotiator(offers), jsonFirst: kindFirst(offers, isJsonMediaType), xmlFirst: kindFirst(offers, isXmlMediaType) };
+    return { offers, jsonFirst: kindFirst(offers, isJsonMediaType), xmlFirst: kindFirst(offers, isXmlMediaType) };
   });
   if (![...byCode.values()].some((types) => types !== undefined)) return undefined;
   return (ex) => {
@@ -53,10 +52,9 @@ export function compileAnswerType(op: Operation, writes: (type: string) => boole
     const types = responseForStatus(byCode, code === undefined || code === null || code === '' ? '200' : String(code));
     if (types === undefined) return;
     const accept = headers.get('accept');
-    // Among the types the client likes equally (`*/*`, or no Accept), an XML request's answer is XML first;
-    // otherwise JSON comes first: a route's object is JSON unless asked for otherwise (as before types were
-    // negotiated), and the declared order decides among the rest.
+    // Among the types the client likes equally (`*/*`, or no Accept), the request's own kind comes first.
     const requestType = ex.request?.headers['content-type'];
+    // Otherwise JSON first: an object is JSON unless the client or its request says XML (as before this rule).
     const negotiate = requestType !== undefined && isXmlMediaType(requestType) ? types.xmlFirst : types.jsonFirst;
     const chosen = negotiate(typeof accept === 'string' ? accept : undefined);
     // Nothing the client accepts: the first declared (the route chose the status; Accept was checked against the operation).

@@ -80,7 +80,7 @@ export class PosingQueryNames {
   /** Adds a violation for each pair whose name poses as a declared parameter (validation refuses the request). */
   report(pairs: Pairs, out: Violations): void {
     for (const [name] of pairs) {
-      if (this.exact.has(name) || hasControl(name)) continue;
+      if (this.exact.has(name) || hasControlCharacter(name)) continue;
       const target = this.posingAs(name);
       if (target === undefined) continue;
       const spelledAlike = name.toLowerCase() === stackReading(name.toLowerCase()) || name.includes('[');
@@ -106,11 +106,11 @@ export function stackReading(lower: string): string {
 
 const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 
-function hasControl(name: string): boolean {
+export function hasControlCharacter(name: string): boolean {
   return CONTROL_CHARACTER.test(name);
 }
 
 /** With validation, a query name holding a control character is refused whatever the operation declares. */
 export function reportControlNames(pairs: Pairs, out: Violations): void {
-  for (const [name] of pairs) if (hasControl(name)) out.add('schema', 'query', name, '', CONTROL);
+  for (const [name] of pairs) if (hasControlCharacter(name)) out.add('schema', 'query', name, '', CONTROL);
 }

@@ -14,6 +14,7 @@ import { shapeOf, typedNested, type ValueShape } from './coerce.js';
 import { boundaryOf, MultipartError, parseMultipart, type Part } from '../codec/multipart.js';
 import { parseQuery, type Pairs } from '../http/query.js';
 import { fromPairs } from '../parameters/parameters.js';
+import { reportPosingFormNames } from '../parameters/form-names.js';
 import type { Direction, SchemaCheck, SchemaCompiler } from './compiler.js';
 import { pointerOf, type Violations } from '../message/violations.js';
 
@@ -86,6 +87,7 @@ export function compileMediaCheck(
   const shape = (): ValueShape => shapeOf(schema, uri, contract.refs);
   /** The fields of a form or multipart body; undefined past the limits (a violation says which). */
   const formFields = (pairs: Pairs, multipart: boolean, out: Violations): Record<string, unknown> | undefined => {
+    reportPosingFormNames(pairs, shape().propertyNames, out);
     try {
       return formObject(pairs, shape(), encoding, multipart);
     } catch (err) {

@@ -36,8 +36,13 @@ test('8 connections × 1,500 pipelined GETs of a 48 KB answer, never read: RSS g
     const origin = await cli.listening();
     const pid = cli.child.pid!;
     const port = Number(new URL(origin).port);
-    // Warm up (first requests load and compile what they need), then the baseline.
+    // Warm up (first requests load and compile what they need, pipelined ones too), then the baseline.
     for (let i = 0; i < 20; i++) assert.equal((await rawRequest(origin, '/api/v3/store/inventory', { headers: { connection: 'close' } })).status, 200);
+    const reader = await rawSocket(port);
+    reader.write(`GET /api/v3/store/inventory HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(99) + `GET /api/v3/store/inventory HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    await until('a pipelining client that reads gets all 100 answers', () => reader.destroyed || reader.readableEnded || (reader.received().match(/HTTP\/1\.1 200/g)?.length ?? 0) === 100, 10_000);
+    assert.equal(reader.received().match(/HTTP\/1\.1 200/g)?.length, 100, 'a client that reads gets every pipelined answer, in order');
+    reader.destroy();
     const before = rssMiB(pid);
     const fdsBefore = openFds(pid);
     const request = `GET /api/v3/store/inventory HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(PIPELINED);

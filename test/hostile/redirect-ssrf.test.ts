@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { PETSTORE, serve } from '../helpers.js';
 import { rawBackend, rawGet } from './raw-peers.js';
 import { checkedHop, type Lookup } from '../../lib/routes/backend/redirect-guard.js';
-import { forbiddenAddress } from '../../lib/routes/backend/forbidden-address.js';
+import { forbiddenAddress } from '../../lib/routes/backend/forbidden-addresses.js';
 import type { Hop } from '../../lib/routes/backend/redirects.js';
 import type { BackendEndpoint } from '../../lib/routes/backend/endpoint.js';
 

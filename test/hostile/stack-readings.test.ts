@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { serve, tempDir } from '../helpers.js';
-import { rawBackend, rawGet } from './raw-peers.js';
+import { rawBackend, rawGet, rawSend } from './raw-peers.js';
 
 const CONTRACT = `openapi: 3.0.3
 info: { title: orders, version: '1' }
@@ -17,6 +17,16 @@ paths:
       parameters:
         - { name: status, in: query, schema: { type: string, enum: [open, closed] } }
         - { name: sort_by, in: query, schema: { type: string, enum: [date] } }
+      responses: { '200': { description: ok } }
+    post:
+      operationId: createOrder
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema: { type: object, properties: { role: { type: string, enum: [user] }, sort_by: { type: string }, tags: { type: array, items: { type: string } } } }
+          multipart/form-data:
+            schema: { type: object, properties: { role: { type: string, enum: [user] } } }
       responses: { '200': { description: ok } }
   /ping:
     get:
@@ -44,7 +54,7 @@ test('validation on: names PHP, Spring, ASP.NET, Rails or qs read as a declared 
   const backend = await rawBackend();
   const dir = tempDir({ 'openapi.yaml': CONTRACT });
   const routes = { listOrders: [{ kind: 'to' as const, uri: `${backend.origin}/orders` }], ping: [{ kind: 'to' as const, uri: `${backend.origin}/ping` }] };
-  const running = await serve({ specification: join(dir, 'openapi.yaml'), restConfiguration: { clientRequestValidation: true }, routes });
+  const running = await serve({ specification: join(dir, 'openapi.yaml'), missingOperation: 'ignore', restConfiguration: { clientRequestValidation: true }, routes });
   try {
     for (const [query, name, what] of READ_AS) {
       const answer = await rawGet(running.origin, `/orders?${query}`);
@@ -73,7 +83,7 @@ test('validation on: names PHP, Spring, ASP.NET, Rails or qs read as a declared 
 test('validation off: those names never become the declared parameter\'s header', async () => {
   const backend = await rawBackend();
   const dir = tempDir({ 'openapi.yaml': CONTRACT });
-  const running = await serve({ specification: join(dir, 'openapi.yaml'), routes: { listOrders: [{ kind: 'to', uri: `${backend.origin}/orders` }], ping: [{ kind: 'to', uri: `${backend.origin}/ping` }] } });
+  const running = await serve({ specification: join(dir, 'openapi.yaml'), missingOperation: 'ignore', routes: { listOrders: [{ kind: 'to', uri: `${backend.origin}/orders` }], ping: [{ kind: 'to', uri: `${backend.origin}/ping` }] } });
   try {
     const answer = await rawGet(running.origin, '/orders?status=open&status%00=evil&_status=evil&+status=evil&sort.by=evil');
     assert.equal(answer.status, 200);
@@ -81,6 +91,30 @@ test('validation off: those names never become the declared parameter\'s header'
     assert.equal(received.field('status'), 'open', received.bytes);
     assert.equal(received.field('sort.by'), undefined, received.bytes);
     assert.equal(received.field('_status'), undefined, received.bytes);
+  } finally {
+    await running.close();
+    await backend.close();
+  }
+});
+
+test('validation on: form field names other stacks read as a declared property are a 400 naming them, in urlencoded and multipart bodies', async () => {
+  const backend = await rawBackend();
+  const dir = tempDir({ 'openapi.yaml': CONTRACT });
+  const running = await serve({ specification: join(dir, 'openapi.yaml'), restConfiguration: { clientRequestValidation: true }, routes: { createOrder: [{ kind: 'to', uri: `${backend.origin}/orders` }], listOrders: [{ kind: 'to', uri: `${backend.origin}/orders` }], ping: [{ kind: 'to', uri: `${backend.origin}/ping` }] } });
+  const send = (contentType: string, body: string) => rawSend(running.origin, `POST /orders HTTP/1.1\r\nHost: x\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const FORM = 'application/x-www-form-urlencoded';
+  try {
+    for (const [body, name] of [['role=user&role%00=admin', 'role\u0000'], ['role=user&+role=admin', ' role'], ['role=user&_role=admin', '_role'], ['role=user&!role=admin', '!role'], ['role=user&ROLE=admin', 'ROLE'], ['sort.by=x', 'sort.by'], ['a%0Ab=1', 'a\nb']] as const) {
+      const answer = await send(FORM, body);
+      assert.equal(answer.status, 400, `${body}: ${answer.body}`);
+      assert.ok((JSON.parse(answer.body).errors as { name: string }[]).some((e) => e.name === name), `${body}: ${answer.body}`);
+    }
+    const multipart = await send('multipart/form-data; boundary=B', '--B\r\nContent-Disposition: form-data; name="role"\r\n\r\nuser\r\n--B\r\nContent-Disposition: form-data; name="_role"\r\n\r\nadmin\r\n--B--\r\n');
+    assert.equal(multipart.status, 400, multipart.body);
+    assert.match(multipart.body, /_role/);
+    assert.equal(backend.received.length, 0, 'nothing was forwarded');
+    const ordinary = await send(FORM, 'role=user&sort_by=date&tags[]=a&tags[]=b&other.thing=1');
+    assert.equal(ordinary.status, 200, ordinary.body);
   } finally {
     await running.close();
     await backend.close();

@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import type { BackendOptions } from '../../config/backend-options.js';
 import { parseDuration } from '../../config/units.js';
-import { parseRedirectOrigins } from './forbidden-address.js';
+import { parseRedirectOrigins } from './forbidden-addresses.js';
 
 export interface EndpointOptions {
   /** No byte to or from the backend for this long → 504. */

@@ -1,35 +1,16 @@
-// Where followRedirects may lead (server-side request forgery): only to the route's own origin or to an
-// origin the operator listed (`redirectOrigins`), and never to an address no backend lives at: link-local
-// (169.254.0.0/16, fe80::/10, where clouds serve instance credentials), the metadata addresses, unspecified,
-// broadcast or multicast. The URL parser has already turned every IPv4 spelling (hex, octal, one decimal
-// number, short forms) into a dotted quad; an IPv6 one that carries an IPv4 address (mapped, compatible,
-// NAT64) is judged by that address. A host name is resolved here, every address it resolves to is judged,
-// and the request connects to the address judged: a DNS answer that changes later (rebinding) is never asked.
+// Where followRedirects may lead (server-side request forgery), once its origin is allowed (redirects.ts):
+// never to an address no backend lives at (forbidden-addresses.ts). A host name is resolved here, every
+// address it resolves to is judged, and the request connects to the address judged: a DNS answer that
+// changes later (rebinding) is never asked.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import type { BackendEndpoint } from './endpoint.js';
-import { forbiddenAddress } from './forbidden-address.js';
-
-/** One request of a redirect chain: where it goes and what it sends. */
-export interface Hop {
-  endpoint: BackendEndpoint;
-  path: string;
-  method: string;
-  /** Flat name/value list, Host first (see backendRequestHeaders). */
-  headers: string[];
-  payload: string | Buffer | undefined;
-}
+import { forbiddenAddress } from './forbidden-addresses.js';
+import type { Hop } from './redirects.js';
 
 /** dns.lookup with `all`: every address of a name (a parameter so the rebinding check can be tested). */
 export type Lookup = (hostname: string, callback: (err: Error | null, addresses: LookupAddress[]) => void) => void;
 
 const systemLookup: Lookup = (hostname, callback) => dnsLookup(hostname, { all: true, verbatim: true }, callback);
-
-/** Why a redirect to `url` is not followed, before any address is looked at; undefined when its origin may be followed. */
-export function refusedOrigin(url: URL, route: BackendEndpoint): string | undefined {
-  if (url.origin === route.origin || route.options.redirectOrigins.has(url.origin)) return undefined;
-  return 'its origin is neither the route\'s own nor listed in redirectOrigins';
-}
 
 /**
  * The hop to another (allowed) origin made to connect to an address judged here: an IP literal at once, a

@@ -4,11 +4,16 @@
 import type { IncomingMessage } from 'node:http';
 import { addressOf, type BackendEndpoint } from './endpoint.js';
 import { crossOriginHeaders, redirectedHeaders } from './headers.js';
-import { refusedOrigin, type Hop } from './redirect-guard.js';
-
-export type { Hop } from './redirect-guard.js';
 
 /** One request of a forwarded call: where it goes and what it sends. */
+export interface Hop {
+  endpoint: BackendEndpoint;
+  path: string;
+  method: string;
+  /** Flat name/value list, Host first (see backendRequestHeaders). */
+  headers: string[];
+  payload: string | Buffer | undefined;
+}
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Fields that describe a body the next request no longer sends. */
@@ -51,4 +56,10 @@ export function redirectTarget(hop: Hop, res: Pick<IncomingMessage, 'statusCode'
     poolKey: `redirected ${url.protocol} ${from.poolKey}`,
   };
   return { endpoint, path: `${url.pathname}${url.search}`, method, headers, payload };
+}
+
+/** Why a redirect to `url` is not followed, before any address is looked at; undefined when its origin may be followed. */
+function refusedOrigin(url: URL, route: BackendEndpoint): string | undefined {
+  if (url.origin === route.origin || route.options.redirectOrigins.has(url.origin)) return undefined;
+  return 'its origin is neither the route\'s own nor listed in redirectOrigins';
 }

@@ -1,6 +1,8 @@
-// Addresses no backend lives at, in any spelling (docs/sidecar.md): link-local (169.254.0.0/16, fe80::/10, where
-// clouds serve instance credentials), the metadata addresses, unspecified, broadcast or multicast; and the
-// `redirectOrigins` option, which may name none of them.
+// Addresses no backend lives at, that a redirect is never followed to (redirect-guard.ts): link-local
+// (169.254.0.0/16, fe80::/10, where clouds serve instance credentials), the metadata addresses, unspecified,
+// broadcast and multicast. The URL parser has already turned every IPv4 spelling (hex, octal, one decimal
+// number, short forms) into a dotted quad; an IPv6 address that carries an IPv4 one (mapped, compatible,
+// NAT64) is judged by that address. Also the `redirectOrigins` option, which may not list such an address.
 import { isIP } from 'node:net';
 
 /** Metadata services outside 169.254.0.0/16: AWS over IPv6, Alibaba Cloud. */
@@ -75,4 +77,3 @@ export function parseRedirectOrigins(value: string): ReadonlySet<string> {
   }
   return origins;
 }
-

@@ -9,6 +9,7 @@ import { isReceivable, unreceivableWarning } from './contract/methods.js';
 import { compileOperations, type Operation } from './contract/operations.js';
 import { exampleObjectProblems } from './contract/example-objects.js';
 import { Errors, SvcError, svcError } from './errors.js';
+import { compileCors, preflightMethod, type CorsPolicy } from './http/cors.js';
 import { compileStaticProblem } from './http/problem.js';
 import { pickCandidate, Router } from './http/router.js';
 import { closeGracefully, createHttpServer, listen } from './http/server.js';
@@ -102,6 +103,8 @@ interface FacadeVersion {
   backends: BackendContext;
   observation: Observation;
   endpoints: Endpoints;
+  /** Cross-origin answers; undefined when enableCORS is off. */
+  cors: CorsPolicy | undefined;
 }
 
 async function buildVersion(config: FacadeConfig, logger: Logger): Promise<FacadeVersion> {
@@ -146,6 +149,7 @@ async function buildVersion(config: FacadeConfig, logger: Logger): Promise<Facad
   const router = new Router<OperationRuntime>();
   const operations: ServedOperation[] = [];
   const report: string[] = [];
+  const runtimes = new Map<unknown, Operation>();
   const ctx: FeatureContext = { config, contract, basePath, logger, serverOptions };
   const observation = new Observation(config, logger);
   // Validation (ajv for two dialects) is imported only when it is on: that is a tenth of a second of startup.
@@ -163,7 +167,9 @@ async function buildVersion(config: FacadeConfig, logger: Logger): Promise<Facad
     let stages: OperationStages = { ...consumer, invoke: route ? (ex: Exchange) => route.run(ex) : echoBody, streamsRequestBody: route?.streamsRequestBody === true };
     for (const feature of features) stages = { ...stages, ...feature(op, disposition, ctx) };
     const observed = observation.instrument(op, disposition, stages);
-    router.add(op.method, path, compileOperationRuntime(op, observed.stages, ctx, observed.observer), op.queryDiscriminator);
+    const runtime = compileOperationRuntime(op, observed.stages, ctx, observed.observer);
+    runtimes.set(runtime, op);
+    router.add(op.method, path, runtime, op.queryDiscriminator);
     operations.push({ operation: op, path, endpoint: `direct:${op.id}`, disposition });
     report.push(`${op.method} ${joinPaths(basePath, op.path)} -> direct:${op.id} [${disposition}]`);
     if (!isReceivable(op.method)) logger.warn(unreceivableWarning(op.method, path, op.id));
@@ -176,7 +182,8 @@ async function buildVersion(config: FacadeConfig, logger: Logger): Promise<Facad
   const endpoints = observation.endpoints(operations.length, operations.filter((o) => o.disposition === 'route').length);
   if (observation.options.port === undefined) observation.mount(router, endpoints);
 
-  return { config, router, contract, basePath, operations, report, serverOptions, backends, observation, endpoints };
+  const cors = compileCors(config, contract, (target) => runtimes.get(target), logger);
+  return { config, router, contract, basePath, operations, report, serverOptions, backends, observation, endpoints, cors };
 }
 
 const notFound = compileStaticProblem(Errors.NOT_FOUND);
@@ -209,13 +216,23 @@ class ServedVersion {
   readonly dispatch: (req: IncomingMessage, res: ServerResponse, next: ((err?: unknown) => void) | undefined) => void;
 
   constructor(readonly version: FacadeVersion) {
-    const { router, observation } = version;
+    const { router, observation, cors } = version;
     this.dispatch = (req, res, next) => {
       const url = originForm(req.url ?? '/');
       const q = url.indexOf('?');
       const path = q === -1 ? url : url.slice(0, q);
       const query = q === -1 ? '' : url.slice(q + 1);
       const match = router.find(path);
+      if (cors !== undefined && (match !== undefined || next === undefined)) {
+        const origin = req.headers.origin;
+        const preflight = match === undefined || origin === undefined ? undefined : preflightMethod(req);
+        if (preflight !== undefined) {
+          // Before security and validation: a preflight carries no credentials and no body.
+          assignRequestId(req, res);
+          return observation.unmatched(req, res, cors.preflight(req, res, origin!, preflight, match!.entry));
+        }
+        cors.mark(req, res, origin, match?.entry);
+      }
       if (match === undefined) {
         if (next) return next();
         assignRequestId(req, res);

@@ -17,18 +17,23 @@ export { Exchange, Headers, HeaderNames, PropertyNames } from './routes/exchange
 export type { Message } from './routes/exchange.js';
 export type { Expression, StepDefinition, RouteDefinition } from './routes/steps.js';
 export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions, ObserveOptions } from './config/model.js';
-export type { ServerDefinition, BackendDefinition, ObserveDefinition, RestConfigurationDefinition, OpenApiDefinition } from './config/fluent.js';
+export type { CorsOptions } from './http/cors-options.js';
+export type { ServerDefinition, BackendDefinition, ObserveDefinition, CorsDefinition, RestConfigurationDefinition, OpenApiDefinition } from './config/fluent.js';
 
 /** `restConfiguration` in code: the rest options, Camel's port and host (svc.server.*), endpoint properties. */
 export type RestConfigurationInput = SectionInput<'rest'> & {
   port?: number;
   host?: string;
   endpointProperty?: { key: string; value: string } | readonly { key: string; value: string }[];
+  /** Camel's corsHeaders: Access-Control-* fields that override what `cors` gives (docs/cors.md). */
+  corsHeaders?: { key: string; value: string } | readonly { key: string; value: string }[];
 };
 /** `server` (svc.server.*), `backend` (svc.backend.*), `observe` (svc.observe.*) in code, typed to the leaves. */
 export type ServerInput = SectionInput<'server'>;
 export type BackendInput = SectionInput<'backend'>;
 export type ObserveInput = SectionInput<'observe'>;
+/** `cors` (svc.cors.*) in code: who may call from a browser page, when restConfiguration enableCORS is on. */
+export type CorsInput = SectionInput<'cors'>;
 export { Errors, SvcError } from './errors.js';
 export type { ErrorDef, Violation, ProblemBody } from './errors.js';
 export type { Operation, Parameter } from './contract/operations.js';
@@ -53,6 +58,8 @@ export interface FacadeObjectConfig extends OpenApiOptions {
   backend?: BackendInput;
   /** Health, metrics and log options (`svc.observe.*`). */
   observe?: ObserveInput;
+  /** Cross-origin answers (`svc.cors.*`); on with `restConfiguration: { enableCORS: true }`. */
+  cors?: CorsInput;
   /** `svc.component.rest-openapi.base-path`. */
   basePath?: string;
   /** Routes by operation id (or `direct:<name>`): a function run as a `process` step, or a list of steps. */
@@ -102,12 +109,13 @@ async function configFrom(input: FacadeInput, env: NodeJS.ProcessEnv, fresh = fa
 function configFromObject(input: FacadeObjectConfig, env: NodeJS.ProcessEnv): FacadeConfig {
   const source = 'createFacade()';
   const config = emptyConfig(input.baseDir ?? process.cwd());
-  const { restConfiguration, server, backend, observe, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
+  const { restConfiguration, server, backend, observe, cors, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
   for (const [k, v] of Object.entries(openApi)) if (v !== undefined) setOption(config, 'openApi', k, v, source);
   if (restConfiguration) applyRestConfiguration(config, restConfiguration, source);
   if (server) setOptions(config, 'server', server, source);
   if (backend) setOptions(config, 'backend', backend, source);
   if (observe) setOptions(config, 'observe', observe, source);
+  if (cors) setOptions(config, 'cors', cors, source);
   if (basePath !== undefined) config.componentBasePath = basePath;
   for (const [name, route] of Object.entries(routes ?? {})) {
     const from = name.startsWith('direct:') ? name : `direct:${name}`;

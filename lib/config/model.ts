@@ -3,6 +3,7 @@
 import { Errors, svcError } from '../errors.js';
 import { setOwn } from '../objects.js';
 import { BACKEND_DEFAULTS, type BackendOptions } from '../routes/backend/options.js';
+import { CORS_HEADER_KEYS, type CorsOptions } from '../http/cors-options.js';
 import type { RouteDefinition } from '../routes/steps.js';
 import { MAX_DURATION_MS, parseDuration, parseSize } from './units.js';
 
@@ -31,6 +32,8 @@ export const OPTION_TABLE = {
     apiContextPath: path,
     hostNameResolver: enumOf('localIp', 'none'),
     component: str,
+    /** Camel's switch for cross-origin answers (docs/cors.md); the policy is svc.cors.* and corsHeaders. */
+    enableCORS: bool,
   },
   openApi: {
     specification: str,
@@ -49,6 +52,16 @@ export const OPTION_TABLE = {
     keepAliveTimeout: duration,
     shutdownTimeout: duration,
     workers: { kind: 'int', min: 1, max: 64 },
+    /** Answers compressed with br or gzip when the client accepts it (docs/cors.md). */
+    compression: bool,
+    compressionThreshold: { kind: 'size' },
+  },
+  /** Cross-origin answers (lib/http/cors.ts), when restConfiguration enableCORS is on. */
+  cors: {
+    allowOrigins: str,
+    allowCredentials: bool,
+    maxAge: { kind: 'int', min: 0, max: 86400 * 365 },
+    exposeHeaders: str,
   },
   /** Defaults for every `to: http(s)://` backend (svc.backend.*); see lib/routes/backend/. */
   backend: {
@@ -106,6 +119,7 @@ export interface RestOptions {
   apiContextPath?: string;
   hostNameResolver?: 'localIp' | 'none';
   component?: string;
+  enableCORS?: boolean;
 }
 
 export interface OpenApiOptions {
@@ -128,6 +142,10 @@ export interface ServerOptions {
   keepAliveTimeout: number;
   shutdownTimeout: number;
   workers: number;
+  /** Compress answers (br, gzip) for clients that accept it. */
+  compression: boolean;
+  /** Smaller answers are sent as they are: compressing them saves less than it costs. */
+  compressionThreshold: number;
 }
 
 export const SERVER_DEFAULTS: ServerOptions = {
@@ -140,6 +158,8 @@ export const SERVER_DEFAULTS: ServerOptions = {
   keepAliveTimeout: 5_000,
   shutdownTimeout: 10_000,
   workers: 1,
+  compression: true,
+  compressionThreshold: 1024,
 };
 
 export interface ObserveOptions {
@@ -175,6 +195,9 @@ export interface FacadeConfig {
   server: Partial<ServerOptions>;
   backend: Partial<BackendOptions>;
   observe: Partial<ObserveOptions>;
+  cors: Partial<CorsOptions>;
+  /** Camel's restConfiguration `corsHeaders`: Access-Control-* field → value, overriding what svc.cors.* gives. */
+  corsHeaders: Record<string, string>;
   /** `svc.component.rest-openapi.base-path`. */
   componentBasePath?: string;
   /** Rest configuration `endpointProperty` entries (e.g. `oauthProfile`). */
@@ -207,7 +230,15 @@ export function oauthProfileKeys(config: FacadeConfig, name: string): Record<str
 }
 
 export function emptyConfig(baseDir: string = process.cwd()): FacadeConfig {
-  return { rest: {}, openApi: {}, server: {}, backend: {}, observe: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
+  return { rest: {}, openApi: {}, server: {}, backend: {}, observe: {}, cors: {}, corsHeaders: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
+}
+
+/** One `corsHeaders` entry; the key is an Access-Control-* field (any case), else the option is unknown. */
+export function setCorsHeader(config: FacadeConfig, key: unknown, value: unknown, source: string): void {
+  const field = CORS_HEADER_KEYS.find((k) => typeof key === 'string' && k.toLowerCase() === key.toLowerCase());
+  if (field === undefined) throw svcError(Errors.CONFIG_UNKNOWN, source, `corsHeaders ${String(key)}`, CORS_HEADER_KEYS.join(', '));
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw svcError(Errors.CONFIG_INVALID, source, `corsHeaders ${field}`, JSON.stringify(value) ?? String(value), 'a string');
+  config.corsHeaders[field] = String(value);
 }
 
 /** Finds the canonical option name for camelCase, kebab-case or SNAKE_CASE spellings; undefined if unknown. */

@@ -48,7 +48,9 @@ export function applyXmlDsl(config: FacadeConfig, text: string, file: string, lo
     switch (el.name) {
       case 'restConfiguration': {
         const endpointProperty = el.children.filter((c) => c.name === 'endpointProperty').map((c) => ({ key: c.attributes.key, value: c.attributes.value }));
-        applyRestConfiguration(config, { ...coerceAttributes(el.attributes), ...(endpointProperty.length ? { endpointProperty } : {}) }, file);
+        // <corsHeaders key="Access-Control-Max-Age" value="600"/>, as Camel's XML DSL writes them.
+        const corsHeaders = el.children.filter((c) => c.name === 'corsHeaders').map((c) => ({ key: c.attributes.key, value: c.attributes.value }));
+        applyRestConfiguration(config, { ...coerceAttributes(el.attributes), ...(endpointProperty.length ? { endpointProperty } : {}), ...(corsHeaders.length ? { corsHeaders } : {}) }, file);
         break;
       }
       case 'rest':
@@ -60,15 +62,16 @@ export function applyXmlDsl(config: FacadeConfig, text: string, file: string, lo
       case 'route':
         applyRoute(config, el, file);
         break;
-      // <server port="9123" workers="2"/>, <backend timeout="5s"/>, <observe .../>: svc.server/backend/observe.*
+      // <server port="9123" workers="2"/>, <backend timeout="5s"/>, <observe .../>, <cors .../>: svc.server/backend/observe/cors.*
       case 'server':
       case 'backend':
       case 'observe':
+      case 'cors':
         if (el.children.length > 0) throw svcError(Errors.CONFIG_FILE, file, `<${el.name}> takes its options as attributes, not <${el.children[0]!.name}>`);
         setOptions(config, el.name, el.attributes, file);
         break;
       default:
-        throw svcError(Errors.CONFIG_UNKNOWN, file, `<${el.name}>`, 'restConfiguration, rest, route, server, backend, observe');
+        throw svcError(Errors.CONFIG_UNKNOWN, file, `<${el.name}>`, 'restConfiguration, rest, route, server, backend, observe, cors');
     }
   }
 }

@@ -9,6 +9,7 @@ import { isReceivable, unreceivableWarning } from './contract/methods.js';
 import { compileOperations, type Operation } from './contract/operations.js';
 import { exampleObjectProblems } from './contract/example-objects.js';
 import { Errors, SvcError, svcError } from './errors.js';
+import { compileCompression } from './http/compression.js';
 import { compileCors, preflightMethod, type CorsPolicy } from './http/cors.js';
 import { compileStaticProblem } from './http/problem.js';
 import { pickCandidate, Router } from './http/router.js';
@@ -105,6 +106,8 @@ interface FacadeVersion {
   endpoints: Endpoints;
   /** Cross-origin answers; undefined when enableCORS is off. */
   cors: CorsPolicy | undefined;
+  /** Marks a response whose request sends Accept-Encoding; undefined when svc.server.compression is off. */
+  compress: ReturnType<typeof compileCompression>;
 }
 
 async function buildVersion(config: FacadeConfig, logger: Logger): Promise<FacadeVersion> {
@@ -183,7 +186,7 @@ async function buildVersion(config: FacadeConfig, logger: Logger): Promise<Facad
   if (observation.options.port === undefined) observation.mount(router, endpoints);
 
   const cors = compileCors(config, contract, (target) => runtimes.get(target), logger);
-  return { config, router, contract, basePath, operations, report, serverOptions, backends, observation, endpoints, cors };
+  return { config, router, contract, basePath, operations, report, serverOptions, backends, observation, endpoints, cors, compress: compileCompression(serverOptions) };
 }
 
 const notFound = compileStaticProblem(Errors.NOT_FOUND);
@@ -216,7 +219,7 @@ class ServedVersion {
   readonly dispatch: (req: IncomingMessage, res: ServerResponse, next: ((err?: unknown) => void) | undefined) => void;
 
   constructor(readonly version: FacadeVersion) {
-    const { router, observation, cors } = version;
+    const { router, observation, cors, compress } = version;
     this.dispatch = (req, res, next) => {
       const url = originForm(req.url ?? '/');
       const q = url.indexOf('?');
@@ -249,6 +252,10 @@ class ServedVersion {
         return;
       }
       const chosen = pickCandidate(candidates, query);
+      if (compress !== undefined) {
+        const acceptEncoding = req.headers['accept-encoding'];
+        if (acceptEncoding !== undefined) compress(req, res, acceptEncoding);
+      }
       this.inflight++;
       // `on`, not `once` (no wrapper per request): a response closes once.
       res.on('close', this.settle);

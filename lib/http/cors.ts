@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import { withRequestId } from '../observe/request-id.js';
 import { CORS_DEFAULTS, type CorsOptions } from './cors-options.js';
 import { sendError } from './problem.js';
+import { withVary } from './vary.js';
 import type { PathEntry } from './router.js';
 
 /** What the dispatcher asks of the policy for a request that carries an Origin. */
@@ -258,12 +259,4 @@ function writeHeadCrossOrigin(this: CrossOriginResponse, status: number, reason?
   if (varies !== undefined) out.vary = varies;
   const writeHead = fields.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
   return typeof reason === 'string' ? writeHead.call(this, status, reason, out) : writeHead.call(this, status, out);
-}
-
-/** A Vary value with `name` in it (once; `*` already covers it). */
-export function withVary(vary: unknown, name: string): string {
-  if (vary === undefined || vary === null || vary === '') return name;
-  const text = Array.isArray(vary) ? vary.join(', ') : String(vary);
-  const listed = text.split(',').map((v) => v.trim().toLowerCase());
-  return listed.includes('*') || listed.includes(name.toLowerCase()) ? text : `${text}, ${name}`;
 }

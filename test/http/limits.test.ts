@@ -53,6 +53,8 @@ test('the server defaults of SPEC §13 are applied to the real node:http server'
       keepAliveTimeout: 5_000,
       shutdownTimeout: 10_000,
       workers: 1,
+      compression: true,
+      compressionThreshold: 1024,
     });
     const server = running.facade.server!;
     assert.equal(server.headersTimeout, 10_000);

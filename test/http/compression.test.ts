@@ -245,7 +245,8 @@ test('forwarded answers: compressed as they pass; a backend\'s own coding passed
   }
 });
 
-test('streamed items reach the client one by one with compression on: SSE is never compressed', async () => {
+// The timeout is a ceiling against a hang (a compressor holding the first item back would), not the assertion.
+test('streamed items reach the client one by one with compression on: SSE is never compressed', { timeout: 20_000 }, async () => {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   const running = await serve({

@@ -238,6 +238,15 @@ export const SCENARIOS = [
     request: { method: 'GET', path: '/api/v3/pet/findByStatus?status=available', headers: { 'accept-encoding': 'br' } },
     expect: { status: 200, type: 'application/json', body: LARGE_JSON },
   },
+  {
+    // Issue 30: compression is on by default; a client that sends no Accept-Encoding must not pay for it.
+    name: 'compression unused: GET without Accept-Encoding, on vs off',
+    key: 'compression-unused',
+    files: [bench('route.yaml')],
+    baseline: { files: [bench('route.yaml')], env: { SVC_SERVER_COMPRESSION: 'false' }, label: 'compression off' },
+    request: GET_PET,
+    expect: PET_ANSWER,
+  },
   forwarding('forward GET /pet/1', 'forward-get', GET_PET_JSON),
   forwarding('forward POST /pet', 'forward-post', { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json' }, body: PET_JSON }),
 ];

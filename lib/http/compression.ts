@@ -5,10 +5,11 @@
 // is written exactly as before, at the cost of one property read.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
-import { brotliCompressSync, constants, createBrotliCompress, createBrotliDecompress, createGunzip, createGzip, createInflate, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import { boundedMemo } from '../memo.js';
 import { noteBodyLength } from './body-length.js';
 import { essence } from './negotiation.js';
+import { CONTENT_DECODERS } from './request-decoding.js';
 import { withVary } from './vary.js';
 
 export type Coding = 'br' | 'gzip';
@@ -158,7 +159,6 @@ function pipeEncoded(encoder: Transform, res: ServerResponse): void {
   encoder.pipe(res);
 }
 
-const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
 
 /**
  * A body still arriving (a backend's answer): compressed as it passes when it may be, and decoded when it
@@ -169,7 +169,7 @@ export function encodedStream(res: ServerResponse, headers: OutgoingHeaders, typ
   const arrived = headers['content-encoding'];
   if (arrived !== undefined) {
     const name = String(arrived).trim().toLowerCase();
-    const decoder = DECODERS[name];
+    const decoder = Object.hasOwn(CONTENT_DECODERS, name) ? CONTENT_DECODERS[name] : undefined;
     // Passed untouched when the client takes it (or says nothing: no Accept-Encoding takes anything).
     if (name === 'identity' || decoder === undefined || coded === undefined || coded.accepts(name)) return source;
     delete headers['content-encoding'];
@@ -181,7 +181,28 @@ export function encodedStream(res: ServerResponse, headers: OutgoingHeaders, typ
   const coding = codingFor(res, headers, type, length);
   if (coding === undefined) return source;
   delete headers['content-length'];
-  return through(source, createEncoder(coding));
+  return flushedThrough(source, coding);
+}
+
+/**
+ * A body compressed as it arrives, each chunk flushed out as soon as it is in: a backend that sends part of
+ * its answer and waits (a long poll, a progress report) is seen by the client as it sends, not when the
+ * compressor's buffer fills. A sync flush costs a few bytes a chunk and keeps the dictionary.
+ */
+function flushedThrough(source: Readable, coding: Coding): Readable {
+  const encoder = createEncoder(coding) as Transform & { flush(kind: number, callback?: () => void): void };
+  const kind = coding === 'br' ? constants.BROTLI_OPERATION_FLUSH : constants.Z_SYNC_FLUSH;
+  source.once('error', (err) => encoder.destroy(err));
+  encoder.once('close', () => {
+    if (!source.readableEnded) source.destroy();
+  });
+  encoder.on('drain', () => source.resume());
+  source.on('data', (chunk: Buffer) => {
+    if (!encoder.write(chunk)) source.pause();
+    encoder.flush(kind);
+  });
+  source.once('end', () => encoder.end());
+  return encoder;
 }
 
 function through(source: Readable, transform: Transform): Readable {

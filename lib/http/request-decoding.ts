@@ -7,7 +7,8 @@ import { Errors, SvcError, svcError } from '../errors.js';
 
 type Decoder = Gunzip | Inflate | BrotliDecompress;
 
-const DECODERS: Record<string, () => Decoder> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
+/** The content codings node's zlib undoes, by name: for request bodies, and a backend's answers (compression.ts, backend/body.ts). */
+export const CONTENT_DECODERS: Readonly<Record<string, () => Decoder>> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
 const TAKEN = 'gzip, deflate, br';
 
 /**
@@ -17,7 +18,7 @@ const TAKEN = 'gzip, deflate, br';
 export function requestCoding(contentEncoding: string): (() => Decoder) | SvcError | undefined {
   const name = contentEncoding.trim().toLowerCase();
   if (name === '' || name === 'identity') return undefined;
-  return Object.hasOwn(DECODERS, name) ? DECODERS[name]! : new SvcError(Errors.CONTENT_ENCODING_UNSUPPORTED, [JSON.stringify(contentEncoding)], undefined, { 'accept-encoding': TAKEN });
+  return Object.hasOwn(CONTENT_DECODERS, name) ? CONTENT_DECODERS[name]! : new SvcError(Errors.CONTENT_ENCODING_UNSUPPORTED, [JSON.stringify(contentEncoding)], undefined, { 'accept-encoding': TAKEN });
 }
 
 /**

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync, gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
+import { brotliDecompressSync, createGunzip, gunzipSync, gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
 import type { Exchange } from '../../lib/index.js';
 import { negotiateCoding } from '../../lib/http/compression.js';
 import { ROOT, serve, tempDir } from '../helpers.js';
@@ -246,6 +246,41 @@ test('forwarded answers: compressed as they pass; a backend\'s own coding passed
 });
 
 // The timeout is a ceiling against a hang (a compressor holding the first item back would), not the assertion.
+test('a forwarded answer still arriving is compressed chunk by chunk: what the backend sent reaches the client before the rest', { timeout: 20_000 }, async () => {
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const upstream = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('[{"part":1}');
+    void finished.then(() => res.end(',{"part":2}]'));
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const dir = tempDir({ 'api.yaml': CONTRACT });
+  const running = await serve({ specification: join(dir, 'api.yaml'), missingOperation: 'mock', routes: { getForwarded: [{ kind: 'to', uri: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/items` }] } });
+  try {
+    const { port } = new URL(running.origin);
+    const res = await new Promise<IncomingMessage>((resolve, reject) => httpRequest({ host: '127.0.0.1', port, path: '/forwarded', headers: { 'accept-encoding': 'gzip' }, agent: false }, resolve).on('error', reject).end());
+    assert.equal(res.headers['content-encoding'], 'gzip');
+    const gunzip = createGunzip();
+    res.pipe(gunzip);
+    let text = '';
+    await new Promise<void>((resolve) => {
+      gunzip.on('data', (c: Buffer) => {
+        text += c.toString();
+        if (text === '[{"part":1}') resolve();
+      });
+    });
+    finish();
+    await new Promise((resolve) => gunzip.on('end', resolve));
+    assert.equal(text, '[{"part":1},{"part":2}]');
+  } finally {
+    finish();
+    await running.close();
+    upstream.closeAllConnections();
+    await new Promise((resolve) => upstream.close(resolve));
+  }
+});
+
 test('streamed items reach the client one by one with compression on: SSE is never compressed', { timeout: 20_000 }, async () => {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));

@@ -192,14 +192,18 @@ test('below the threshold, no-transform, an answer coded already: sent as they a
   }
 });
 
-test('the mock\'s fixed answer is compressed once, then served from what was kept', async () => {
-  const running = await app();
+test('the mock\'s fixed answer and the published contract are compressed, once, then served from what was kept', async () => {
+  const running = await app({ restConfiguration: { apiContextPath: '/api-doc' } });
   try {
     const first = await send(running.origin, '/fixed', { 'accept-encoding': 'br' });
     const second = await send(running.origin, '/fixed', { 'accept-encoding': 'br' });
     assert.equal(first.headers['content-encoding'], 'br');
     assert.deepEqual(second.bytes, first.bytes);
     assert.equal(JSON.parse(brotliDecompressSync(first.bytes).toString()).length, 200);
+    const contract = await send(running.origin, '/api-doc', { 'accept-encoding': 'gzip' });
+    assert.equal(contract.headers['content-encoding'], 'gzip');
+    assert.equal(contract.headers.vary, 'Accept, Accept-Encoding');
+    assert.equal(JSON.parse(gunzipSync(contract.bytes).toString()).paths['/fixed'].get.operationId, 'getFixed');
   } finally {
     await running.close();
   }

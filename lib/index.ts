@@ -9,7 +9,7 @@ import { RouteBuilder } from './config/fluent.js';
 import { configFromObject, type FacadeObjectConfig } from './config/object.js';
 
 export { RouteBuilder, constant, simple, json } from './config/fluent.js';
-export type { FacadeObjectConfig, RestConfigurationInput, ServerInput, BackendInput, ObserveInput, SecurityInput } from './config/object.js';
+export type { FacadeObjectConfig, RestConfigurationInput, ServerInput, BackendInput, ObserveInput, SecurityInput, CorsInput } from './config/object.js';
 export type { SecurityHandler } from './config/security-handler.js';
 export type { Facade, ServedOperation, Disposition, OperationChanges } from './facade/facade.js';
 export { Exchange, Headers, HeaderNames, PropertyNames } from './message/exchange.js';
@@ -17,10 +17,11 @@ export type { Message } from './message/exchange.js';
 export type { ClientCertificate } from './http/client-certificate.js';
 export type { Expression, StepDefinition, RouteDefinition } from './config/route-definitions.js';
 export type { FacadeConfig, ServerOptions, RestOptions, OpenApiOptions, ObserveOptions, SecurityOptions } from './config/model.js';
-export type { ServerDefinition, BackendDefinition, ObserveDefinition, SecurityDefinition, RestConfigurationDefinition, OpenApiDefinition } from './config/fluent.js';
+export type { ServerDefinition, BackendDefinition, ObserveDefinition, SecurityDefinition, CorsDefinition, RestConfigurationDefinition, OpenApiDefinition } from './config/fluent.js';
 
 export { Errors, SvcError } from './util/errors.js';
 export type { ErrorDef, Violation, ProblemBody } from './util/errors.js';
+export type { CorsOptions } from './http/cors-options.js';
 export type { Operation, Parameter } from './contract/operations.js';
 export type { Logger, LogFields, LogFormat } from './util/log.js';
 export { consoleLogger, createLogger, silentLogger } from './util/log.js';

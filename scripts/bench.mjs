@@ -52,6 +52,8 @@ const GET_PET = Object.freeze({ method: 'GET', path: '/api/v3/pet/1' });
 const GET_PET_JSON = Object.freeze({ ...GET_PET, headers: { accept: 'application/json' } });
 const POST_PET = Object.freeze({ method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: PET_JSON });
 const PET_ANSWER = Object.freeze({ status: 200, type: 'application/json', body: PET_JSON });
+/** About 4 KiB of JSON: the items scripts/bench/large-json.yaml answers with (issue 30's compression scenario). */
+const LARGE_JSON = JSON.stringify(Array.from({ length: 24 }, (_, i) => ({ id: i, name: `pet number ${i}`, status: ['available', 'pending', 'sold'][i % 3], category: { id: i % 4, name: 'Dogs' }, photoUrls: [`https://img.example/pets/${i}.png`], tags: [{ id: i, name: 'friendly' }] })));
 
 /** Peers, started from scripts/bench/peers/; `path` maps the facade's request path to the peer's. */
 const PEERS = {
@@ -218,6 +220,34 @@ export const SCENARIOS = [
     env: VALIDATING,
     request: { method: 'GET', path: '/search?q=lamp&page=2' },
     expect: { status: 200, type: 'application/json', body: '[{"id":1,"name":"lamp"}]' },
+  },
+  {
+    // Issue 30: a GET from a page on another origin with CORS on, against the same GET with CORS off.
+    name: 'CORS: GET with Origin, CORS on vs off',
+    key: 'cors',
+    files: [bench('route.yaml')],
+    env: { SVC_REST_ENABLECORS: 'true' },
+    baseline: { files: [bench('route.yaml')], label: 'CORS off' },
+    request: { ...GET_PET, headers: { origin: 'https://app.example' } },
+    expect: PET_ANSWER,
+  },
+  {
+    // Issue 30: the cost of compressing a 4 KiB JSON answer (br, quality 4) against sending it as it is.
+    name: 'compression: GET 4 KiB JSON, br vs uncompressed',
+    key: 'compression',
+    files: [bench('large-json.yaml')],
+    baseline: { files: [bench('large-json.yaml')], env: { SVC_SERVER_COMPRESSION: 'false' }, label: 'compression off' },
+    request: { method: 'GET', path: '/api/v3/pet/findByStatus?status=available', headers: { 'accept-encoding': 'br' } },
+    expect: { status: 200, type: 'application/json', body: LARGE_JSON },
+  },
+  {
+    // Issue 30: compression is on by default; a client that sends no Accept-Encoding must not pay for it.
+    name: 'compression unused: GET without Accept-Encoding, on vs off',
+    key: 'compression-unused',
+    files: [bench('route.yaml')],
+    baseline: { files: [bench('route.yaml')], env: { SVC_SERVER_COMPRESSION: 'false' }, label: 'compression off' },
+    request: GET_PET,
+    expect: PET_ANSWER,
   },
   forwarding('forward GET /pet/1', 'forward-get', GET_PET_JSON),
   forwarding('forward POST /pet', 'forward-post', { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json' }, body: PET_JSON }),

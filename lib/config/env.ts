@@ -13,6 +13,9 @@ export function environmentKey(name: string): string | undefined {
   if ((m = /^BACKEND_(.+)$/.exec(rest))) return `svc.backend.${m[1]}`;
   if ((m = /^OBSERVE_(.+)$/.exec(rest))) return `svc.observe.${m[1]}`;
   if ((m = /^SECURITY_(.+)$/.exec(rest))) return `svc.security.${m[1]}`;
+  if ((m = /^CORS_(.+)$/.exec(rest))) return `svc.cors.${m[1]}`;
+  // SVC_REST_CORSHEADERS_ACCESS_CONTROL_MAX_AGE: the field's dashes are underscores there.
+  if ((m = /^REST_CORS_?HEADERS_(.+)$/.exec(rest))) return `svc.rest.corsHeaders.${m[1]!.replace(/_/g, '-')}`;
   if (/^COMPONENT_REST_?OPENAPI_BASE_?PATH$/.test(rest)) return 'svc.component.rest-openapi.base-path';
   if ((m = /^REST_OPEN_?API_(.+)$/.exec(rest))) return `svc.rest.openApi.${m[1]}`;
   if ((m = /^REST_ENDPOINT_?PROPERTY_(.+)$/.exec(rest))) {

@@ -4,7 +4,7 @@ import type { Exchange } from '../message/exchange.js';
 import type { Expression, RouteDefinition } from './route-definitions.js';
 import { setOwn } from '../util/objects.js';
 import type { SecurityHandler } from './security-handler.js';
-import { oauthProfileKeys, setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions, type Section, type SectionInput } from './model.js';
+import { oauthProfileKeys, setCorsHeader, setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions, type Section, type SectionInput } from './model.js';
 import { applyConsumerUri, applyOpenApi } from './yaml-dsl.js';
 
 export const constant = (value: unknown): Expression => ({ constant: value });
@@ -31,6 +31,13 @@ export class RestConfigurationDefinition {
   apiContextPath(path: string): this { return this.set('apiContextPath', path); }
   hostNameResolver(mode: NonNullable<RestOptions['hostNameResolver']>): this { return this.set('hostNameResolver', mode); }
   component(name: string): this { return this.set('component', name); }
+  /** Cross-origin answers (docs/cors.md); the policy is `this.cors()` and corsHeaders. */
+  enableCORS(on: boolean): this { return this.set('enableCORS', on); }
+  /** Camel's corsHeaders: overrides one Access-Control-* field (e.g. `Access-Control-Max-Age`, `600`). */
+  corsHeaders(key: string, value: string): this {
+    setCorsHeader(this.config, key, value, this.source);
+    return this;
+  }
   /** Camel's restConfiguration port and host: the same options as `this.server().port()` and `.host()`. */
   port(port: number): this {
     setOption(this.config, 'server', 'port', port, this.source);
@@ -104,6 +111,18 @@ export class ServerDefinition extends OptionsDefinition<'server'> {
   http2(on: boolean): this { return this.set('http2', on); }
   /** HTTPS and mutual TLS (`svc.server.tls.*`): `this.server().tls({ certFile, keyFile, clientAuth: 'require', caFile })`. */
   tls(options: SectionInput<'tls'>): this { return this.setNested('tls', options); }
+  compression(on: boolean): this { return this.set('compression', on); }
+  compressionThreshold(size: number | string): this { return this.set('compressionThreshold', size); }
+}
+
+/** `this.cors()`: who may call from a browser page (`svc.cors.*`), when restConfiguration enableCORS is on. */
+export class CorsDefinition extends OptionsDefinition<'cors'> {
+  /** Exact origins (`https://app.example`), or `*`. */
+  allowOrigins(...origins: string[]): this { return this.set('allowOrigins', origins.join(',')); }
+  allowCredentials(on: boolean): this { return this.set('allowCredentials', on); }
+  /** Seconds a browser may keep a preflight's answer. */
+  maxAge(seconds: number): this { return this.set('maxAge', seconds); }
+  exposeHeaders(...names: string[]): this { return this.set('exposeHeaders', names.join(',')); }
 }
 
 /** `this.backend()`: defaults for every `to: http(s)://` backend (`svc.backend.*`). */
@@ -256,6 +275,10 @@ export abstract class RouteBuilder {
 
   security(): SecurityDefinition {
     return new SecurityDefinition(this.current.config, this.current.source, 'security');
+  }
+
+  cors(): CorsDefinition {
+    return new CorsDefinition(this.current.config, this.current.source, 'cors');
   }
 
   /** Defines OAuth profile `name`, as `svc.oauth.<name>.*` properties would. */

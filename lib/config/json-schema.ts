@@ -6,7 +6,8 @@
 // Draft-07: the draft every YAML editor's schema support reads.
 import { describeOptionType, NESTED_SECTIONS, OPTION_TABLE, REST_SERVER_OPTIONS, type OptionType, type Section } from './model.js';
 import { DURATION_UNITS, MAX_DURATION_MS, SIZE_UNITS } from './units.js';
-import { COMMON_KEYS, ENDPOINT_PROPERTY_KEYS, EXPRESSIONS, STEP_KEYS, STEPS, TOP_LEVEL } from './yaml-dsl.js';
+import { CORS_HEADER_KEYS } from '../http/cors-options.js';
+import { COMMON_KEYS, CORS_HEADERS_KEY, ENDPOINT_PROPERTY_KEYS, EXPRESSIONS, STEP_KEYS, STEPS, TOP_LEVEL } from './yaml-dsl.js';
 
 type Schema = Record<string, unknown>;
 
@@ -105,6 +106,13 @@ const ENDPOINT_PROPERTY: Schema = {
   additionalProperties: false,
 };
 
+const CORS_HEADER: Schema = {
+  type: 'object',
+  properties: { key: { enum: [...CORS_HEADER_KEYS], description: 'the Access-Control-* field this value overrides (docs/cors.md)' }, value: { type: ['string', 'number', 'boolean'] } },
+  required: ['key', 'value'],
+  additionalProperties: false,
+};
+
 /** What each key of a step's mapping holds (yaml-dsl.ts parseStep). */
 const STEP_KEY_VALUES: Record<string, Schema> = {
   name: { type: 'string', minLength: 1 },
@@ -141,6 +149,7 @@ export function configurationSchema(): Schema {
     restConfiguration: section('rest', {
       ...Object.fromEntries(REST_SERVER_OPTIONS.map((name) => [name, ref(optionDefinition('server', name))])),
       ...Object.fromEntries(ENDPOINT_PROPERTY_KEYS.map((name) => [name, { anyOf: [ref('endpointProperty'), { type: 'array', items: ref('endpointProperty') }] }])),
+      [CORS_HEADERS_KEY]: { anyOf: [ref('corsHeader'), { type: 'array', items: ref('corsHeader') }] },
     }),
     rest: { type: 'object', properties: { openApi: section('openApi') }, additionalProperties: false },
     route: { type: 'object', properties: { from: ref('from'), ...commonKeys() }, required: ['from'], additionalProperties: false },
@@ -149,11 +158,12 @@ export function configurationSchema(): Schema {
     backend: section('backend'),
     observe: section('observe', { tls: section('observeTls') }),
     security: section('security'),
+    cors: section('cors'),
   };
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: 'svc-facade YAML DSL',
-    description: 'A list of restConfiguration, rest, route, from, server, backend, observe and security items (docs/configuration.md).',
+    description: 'A list of restConfiguration, rest, route, from, server, backend, observe, security and cors items (docs/configuration.md).',
     anyOf: [{ type: 'array', items: ref('item') }, ref('item'), { type: 'null' }],
     definitions: {
       item: { type: 'object', properties: items, additionalProperties: false, minProperties: 1 },
@@ -171,6 +181,7 @@ export function configurationSchema(): Schema {
       expression: { type: 'object', properties: Object.fromEntries(EXPRESSIONS.map((k) => [k, STEP_KEY_VALUES[k]!])), additionalProperties: false, minProperties: 1, maxProperties: 1 },
       toUri: orPlaceholder({ type: 'string', pattern: `^(${anyCase('direct:')}.+|${anyCase('log:')}.+|${anyCase('http')}[sS]?://.+)$`, description: 'direct:<name>, log:<name>, or an http(s):// backend' }),
       endpointProperty: ENDPOINT_PROPERTY,
+      corsHeader: CORS_HEADER,
       placeholder: PLACEHOLDER,
       ...optionDefinitions(),
     },

@@ -6,6 +6,7 @@ import { BACKEND_DEFAULTS, type BackendOptions } from './backend-options.js';
 import type { RouteDefinition } from './route-definitions.js';
 import type { SecurityHandler } from './security-handler.js';
 import { TLS_DEFAULTS, type TlsListenerOptions, type TlsOptions } from '../http/tls-options.js';
+import { CORS_HEADER_KEYS, type CorsOptions } from '../http/cors-options.js';
 import { MAX_DURATION_MS, parseDuration, parseSize } from './units.js';
 
 export type OptionType =
@@ -43,6 +44,8 @@ export const OPTION_TABLE = {
     apiContextPath: path,
     hostNameResolver: enumOf('localIp', 'none'),
     component: str,
+    /** Camel's switch for cross-origin answers (docs/cors.md); the policy is svc.cors.* and corsHeaders. */
+    enableCORS: bool,
   },
   openApi: {
     specification: str,
@@ -63,6 +66,16 @@ export const OPTION_TABLE = {
     workers: { kind: 'int', min: 1, max: 64 },
     /** HTTP/2 beside HTTP/1.1: ALPN h2 with TLS, prior knowledge on cleartext (lib/http/http2.ts). */
     http2: bool,
+    /** Answers compressed with br or gzip when the client accepts it (docs/cors.md). */
+    compression: bool,
+    compressionThreshold: { kind: 'size' },
+  },
+  /** Cross-origin answers (lib/http/cors.ts), when restConfiguration enableCORS is on. */
+  cors: {
+    allowOrigins: str,
+    allowCredentials: bool,
+    maxAge: { kind: 'int', min: 0, max: 86400 * 365 },
+    exposeHeaders: str,
   },
   /** svc.server.tls.* (a mapping `tls:` under `server`): HTTPS and mutual TLS on the main port. */
   tls: { ...TLS_LISTENER, forwardClientCert: bool },
@@ -148,6 +161,7 @@ export interface RestOptions {
   apiContextPath?: string;
   hostNameResolver?: 'localIp' | 'none';
   component?: string;
+  enableCORS?: boolean;
 }
 
 export interface OpenApiOptions {
@@ -172,6 +186,10 @@ export interface ServerOptions {
   workers: number;
   /** Default: on (the TLS port offers h2 by ALPN; the cleartext one serves prior-knowledge HTTP/2). */
   http2: boolean;
+  /** Compress answers (br, gzip) for clients that accept it. */
+  compression: boolean;
+  /** Smaller answers are sent as they are: compressing them saves less than it costs. */
+  compressionThreshold: number;
 }
 
 export const SERVER_DEFAULTS: ServerOptions = {
@@ -185,6 +203,8 @@ export const SERVER_DEFAULTS: ServerOptions = {
   shutdownTimeout: 10_000,
   workers: 1,
   http2: true,
+  compression: true,
+  compressionThreshold: 1024,
 };
 
 export interface ObserveOptions {
@@ -235,6 +255,9 @@ export interface FacadeConfig {
   securityHandlers: Record<string, SecurityHandler>;
   tls: Partial<TlsOptions>;
   observeTls: Partial<TlsListenerOptions>;
+  cors: Partial<CorsOptions>;
+  /** Camel's restConfiguration `corsHeaders`: Access-Control-* field → value, overriding what svc.cors.* gives. */
+  corsHeaders: Record<string, string>;
   /** `svc.component.rest-openapi.base-path`. */
   componentBasePath?: string;
   /** Rest configuration `endpointProperty` entries (e.g. `oauthProfile`). */
@@ -267,7 +290,15 @@ export function oauthProfileKeys(config: FacadeConfig, name: string): Record<str
 }
 
 export function emptyConfig(baseDir: string = process.cwd()): FacadeConfig {
-  return { rest: {}, openApi: {}, server: {}, backend: {}, observe: {}, security: {}, securityHandlers: {}, tls: {}, observeTls: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
+  return { rest: {}, openApi: {}, server: {}, backend: {}, observe: {}, security: {}, securityHandlers: {}, tls: {}, observeTls: {}, cors: {}, corsHeaders: {}, endpointProperties: {}, oauth: {}, routes: [], baseDir, dev: false, bindingClasses: [] };
+}
+
+/** One `corsHeaders` entry; the key is an Access-Control-* field (any case), else the option is unknown. */
+export function setCorsHeader(config: FacadeConfig, key: unknown, value: unknown, source: string): void {
+  const field = CORS_HEADER_KEYS.find((k) => typeof key === 'string' && k.toLowerCase() === key.toLowerCase());
+  if (field === undefined) throw svcError(Errors.CONFIG_UNKNOWN, source, `corsHeaders ${String(key)}`, CORS_HEADER_KEYS.join(', '));
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw svcError(Errors.CONFIG_INVALID, source, `corsHeaders ${field}`, JSON.stringify(value) ?? String(value), 'a string');
+  config.corsHeaders[field] = String(value);
 }
 
 /** Finds the canonical option name for camelCase, kebab-case or SNAKE_CASE spellings; undefined if unknown. */

@@ -14,6 +14,8 @@ export type RestConfigurationInput = SectionInput<'rest'> & {
   port?: number;
   host?: string;
   endpointProperty?: { key: string; value: string } | readonly { key: string; value: string }[];
+  /** Camel's corsHeaders: Access-Control-* fields that override what `cors` gives (docs/cors.md). */
+  corsHeaders?: { key: string; value: string } | readonly { key: string; value: string }[];
 };
 /** `server` (svc.server.*), `backend` (svc.backend.*), `observe` (svc.observe.*) in code, typed to the leaves. */
 export type ServerInput = SectionInput<'server'> & { tls?: SectionInput<'tls'> };
@@ -21,6 +23,8 @@ export type BackendInput = SectionInput<'backend'>;
 export type ObserveInput = SectionInput<'observe'> & { tls?: SectionInput<'observeTls'> };
 /** `security` (svc.security.*) in code: the API key and htpasswd files, the principal header. */
 export type SecurityInput = SectionInput<'security'>;
+/** `cors` (svc.cors.*) in code: who may call from a browser page, when restConfiguration enableCORS is on. */
+export type CorsInput = SectionInput<'cors'>;
 /** A plain configuration object for embedders. */
 export interface FacadeObjectConfig extends OpenApiOptions {
   restConfiguration?: RestConfigurationInput;
@@ -37,6 +41,8 @@ export interface FacadeObjectConfig extends OpenApiOptions {
    * `clientSecurityValidation: true`): `true` or the principal's name to admit, `false` to refuse.
    */
   securityHandlers?: Record<string, SecurityHandler>;
+  /** Cross-origin answers (`svc.cors.*`); on with `restConfiguration: { enableCORS: true }`. */
+  cors?: CorsInput;
   /** `svc.component.rest-openapi.base-path`. */
   basePath?: string;
   /** Routes by operation id (or `direct:<name>`): a function run as a `process` step, or a list of steps. */
@@ -51,13 +57,14 @@ export interface FacadeObjectConfig extends OpenApiOptions {
 export function configFromObject(input: FacadeObjectConfig, env: NodeJS.ProcessEnv): FacadeConfig {
   const source = 'createFacade()';
   const config = emptyConfig(input.baseDir ?? process.cwd());
-  const { restConfiguration, server, backend, observe, security, securityHandlers, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
+  const { restConfiguration, server, backend, observe, security, securityHandlers, cors, basePath, routes, bindingClasses, baseDir: _baseDir, properties, ...openApi } = input;
   for (const [k, v] of Object.entries(openApi)) if (v !== undefined) setOption(config, 'openApi', k, v, source);
   if (restConfiguration) applyRestConfiguration(config, restConfiguration, source);
   if (server) setOptions(config, 'server', server, source);
   if (backend) setOptions(config, 'backend', backend, source);
   if (observe) setOptions(config, 'observe', observe, source);
   if (security) setOptions(config, 'security', security, source);
+  if (cors) setOptions(config, 'cors', cors, source);
   for (const [name, handler] of Object.entries(securityHandlers ?? {})) setOwn(config.securityHandlers, name, handler);
   if (basePath !== undefined) config.componentBasePath = basePath;
   for (const [name, route] of Object.entries(routes ?? {})) {

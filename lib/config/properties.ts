@@ -1,7 +1,7 @@
 // `.properties` files: parsing (java.util.Properties syntax) and mapping `svc.*` keys onto the config.
 import { dirname } from 'node:path';
 import { Errors, svcError } from '../util/errors.js';
-import { canonicalOption, nestedSection, oauthProfileKeys, setOption, type FacadeConfig } from './model.js';
+import { canonicalOption, nestedSection, oauthProfileKeys, setCorsHeader, setOption, type FacadeConfig } from './model.js';
 
 /** Parses java.util.Properties text: `=`, `:` or space separators, `#`/`!` comments, `\` continuations and escapes. */
 export function parseProperties(text: string): Map<string, string> {
@@ -51,6 +51,7 @@ export function applyProperty(config: FacadeConfig, key: string, value: string, 
   if (area === 'backend' && parts.length === 3) return setOption(config, 'backend', second!, value, source);
   if (area === 'observe' && parts.length === 3) return setOption(config, 'observe', second!, value, source);
   if (area === 'security' && parts.length === 3) return setOption(config, 'security', second!, value, source);
+  if (area === 'cors' && parts.length === 3) return setOption(config, 'cors', second!, value, source);
   if (area === 'component' && second === 'rest-openapi' && parts.length === 4 && canonicalKebab(parts[3]!) === 'basepath') {
     config.componentBasePath = value;
     return;
@@ -64,12 +65,14 @@ export function applyProperty(config: FacadeConfig, key: string, value: string, 
     config.endpointProperties[parts[3]!] = value;
     return;
   }
+  // svc.rest.corsHeaders.Access-Control-Max-Age=600 (Camel's camel.rest.cors-headers[...])
+  if (area === 'rest' && parts.length === 4 && canonicalKebab(second!) === 'corsheaders') return setCorsHeader(config, parts[3], value, source);
   if (area === 'rest' && parts.length === 3 && canonicalOption('rest', second!)) return setOption(config, 'rest', second!, value, source);
   throw svcError(
     Errors.CONFIG_UNKNOWN,
     source,
     key,
-    'svc.server.<option>, svc.server.tls.<option>, svc.backend.<option>, svc.observe.<option>, svc.observe.tls.<option>, svc.security.<option>, svc.rest.<option>, svc.rest.openApi.<option>, svc.rest.endpointProperty.<key>, svc.component.rest-openapi.base-path, svc.oauth.<profile>.<key>',
+    'svc.server.<option>, svc.server.tls.<option>, svc.backend.<option>, svc.observe.<option>, svc.observe.tls.<option>, svc.security.<option>, svc.cors.<option>, svc.rest.<option>, svc.rest.openApi.<option>, svc.rest.endpointProperty.<key>, svc.rest.corsHeaders.<Access-Control-field>, svc.component.rest-openapi.base-path, svc.oauth.<profile>.<key>',
   );
 }
 

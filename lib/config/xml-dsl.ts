@@ -48,7 +48,9 @@ export function applyXmlDsl(config: FacadeConfig, text: string, file: string, lo
     switch (el.name) {
       case 'restConfiguration': {
         const endpointProperty = el.children.filter((c) => c.name === 'endpointProperty').map((c) => ({ key: c.attributes.key, value: c.attributes.value }));
-        applyRestConfiguration(config, { ...coerceAttributes(el.attributes), ...(endpointProperty.length ? { endpointProperty } : {}) }, file);
+        // <corsHeaders key="Access-Control-Max-Age" value="600"/>, as Camel's XML DSL writes them.
+        const corsHeaders = el.children.filter((c) => c.name === 'corsHeaders').map((c) => ({ key: c.attributes.key, value: c.attributes.value }));
+        applyRestConfiguration(config, { ...coerceAttributes(el.attributes), ...(endpointProperty.length ? { endpointProperty } : {}), ...(corsHeaders.length ? { corsHeaders } : {}) }, file);
         break;
       }
       case 'rest':
@@ -60,12 +62,13 @@ export function applyXmlDsl(config: FacadeConfig, text: string, file: string, lo
       case 'route':
         applyRoute(config, el, file);
         break;
-      // <server port="9123" workers="2"/>, <backend timeout="5s"/>, <observe .../>, <security .../>:
-      // svc.server/backend/observe/security.*; <server><tls certFile="..."/></server>: svc.server.tls.* (and svc.observe.tls.*).
+      // <server port="9123" workers="2"/>, <backend timeout="5s"/>, <observe .../>, <security .../>, <cors .../>:
+      // svc.server/backend/observe/security/cors.*; <server><tls certFile="..."/></server>: svc.server.tls.* (and svc.observe.tls.*).
       case 'server':
       case 'backend':
       case 'observe':
-      case 'security': {
+      case 'security':
+      case 'cors': {
         setOptions(config, el.name, el.attributes, file);
         for (const child of el.children) {
           const nested = nestedSection(el.name, child.name);
@@ -75,7 +78,7 @@ export function applyXmlDsl(config: FacadeConfig, text: string, file: string, lo
         break;
       }
       default:
-        throw svcError(Errors.CONFIG_UNKNOWN, file, `<${el.name}>`, 'restConfiguration, rest, route, server, backend, observe, security');
+        throw svcError(Errors.CONFIG_UNKNOWN, file, `<${el.name}>`, 'restConfiguration, rest, route, server, backend, observe, security, cors');
     }
   }
 }

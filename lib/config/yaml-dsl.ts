@@ -4,18 +4,20 @@ import { parse as parseYaml } from 'yaml';
 import { parseYamlFast } from '../contract/yaml-fast.js';
 import { Errors, svcError } from '../util/errors.js';
 import type { Expression, RouteDefinition, StepDefinition } from './route-definitions.js';
-import { allowedOptions, canonicalOption, REST_SERVER_OPTIONS, setOption, setOptions, type FacadeConfig } from './model.js';
+import { allowedOptions, canonicalOption, REST_SERVER_OPTIONS, setCorsHeader, setOption, setOptions, type FacadeConfig } from './model.js';
 import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 
 // The DSL's shape: these constants are also what lib/config/json-schema.ts describes.
-/** Top-level items; server, backend, observe and security take the svc.server.*, svc.backend.*, svc.observe.*, svc.security.* options. */
-export const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from', 'server', 'backend', 'observe', 'security'] as const;
+/** Top-level items; server, backend, observe, security and cors take the svc.server.*, svc.backend.*, svc.observe.*, svc.security.*, svc.cors.* options. */
+export const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from', 'server', 'backend', 'observe', 'security', 'cors'] as const;
 export const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to'] as const;
 export const EXPRESSIONS = ['constant', 'simple', 'json'] as const;
 /** Keys Camel allows on any route or step (kept for compatibility; they change nothing here). */
 export const COMMON_KEYS = ['id', 'description'] as const;
 /** restConfiguration keys besides the rest options and REST_SERVER_OPTIONS: `{key, value}` lists. */
 export const ENDPOINT_PROPERTY_KEYS = ['endpointProperty', 'endpointProperties'] as const;
+/** Camel's restConfiguration `corsHeaders`: a `{key, value}` list of Access-Control-* fields (docs/cors.md). */
+export const CORS_HEADERS_KEY = 'corsHeaders';
 /** The keys each step's mapping may have: a misspelt one fails startup instead of being ignored. */
 export const STEP_KEYS: Record<(typeof STEPS)[number], readonly string[]> = {
   setBody: [...EXPRESSIONS, 'expression'],
@@ -61,6 +63,7 @@ function applyItem(config: FacadeConfig, key: string, value: unknown, file: stri
     case 'backend':
     case 'observe':
     case 'security':
+    case 'cors':
       return setOptions(config, key, expectObj(value, file, key), file);
     default:
       throw svcError(Errors.CONFIG_UNKNOWN, file, key, TOP_LEVEL.join(', '));
@@ -69,7 +72,14 @@ function applyItem(config: FacadeConfig, key: string, value: unknown, file: stri
 
 export function applyRestConfiguration(config: FacadeConfig, rc: Obj, file: string): void {
   for (const [key, value] of Object.entries(rc)) {
-    if ((ENDPOINT_PROPERTY_KEYS as readonly string[]).includes(key)) {
+    if (key === CORS_HEADERS_KEY) {
+      for (const entry of Array.isArray(value) ? value : [value]) {
+        if (!isObj(entry) || typeof entry.key !== 'string' || entry.value === undefined) {
+          throw svcError(Errors.CONFIG_INVALID, file, CORS_HEADERS_KEY, JSON.stringify(entry), 'a list of {key, value}');
+        }
+        setCorsHeader(config, entry.key, entry.value, file);
+      }
+    } else if ((ENDPOINT_PROPERTY_KEYS as readonly string[]).includes(key)) {
       for (const entry of Array.isArray(value) ? value : [value]) {
         if (!isObj(entry) || typeof entry.key !== 'string' || entry.value === undefined) {
           throw svcError(Errors.CONFIG_INVALID, file, 'endpointProperty', JSON.stringify(entry), 'a list of {key, value}');
@@ -79,7 +89,7 @@ export function applyRestConfiguration(config: FacadeConfig, rc: Obj, file: stri
     } else if ((REST_SERVER_OPTIONS as readonly string[]).includes(key)) {
       setOption(config, 'server', key, value, file);
     } else if (canonicalOption('rest', key) === undefined) {
-      throw svcError(Errors.CONFIG_UNKNOWN, file, key, `${allowedOptions('rest')}, ${REST_SERVER_OPTIONS.join(', ')}, endpointProperty`);
+      throw svcError(Errors.CONFIG_UNKNOWN, file, key, `${allowedOptions('rest')}, ${REST_SERVER_OPTIONS.join(', ')}, endpointProperty, ${CORS_HEADERS_KEY}`);
     } else {
       setOption(config, 'rest', key, value, file);
     }

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Errors } from '../util/errors.js';
 import { compileStaticProblem } from '../http/problem.js';
 import { pickCandidate } from '../http/router.js';
+import { preflightMethod } from '../http/cors.js';
 import { assignRequestId } from '../message/request-id.js';
 import type { FacadeVersion } from './version.js';
 
@@ -38,13 +39,23 @@ export class ServedVersion {
   readonly dispatch: (req: IncomingMessage, res: ServerResponse, next: ((err?: unknown) => void) | undefined) => void;
 
   constructor(readonly version: FacadeVersion) {
-    const { router, observation } = version;
+    const { router, observation, cors, compress } = version;
     this.dispatch = (req, res, next) => {
       const url = originForm(req.url ?? '/');
       const q = url.indexOf('?');
       const path = q === -1 ? url : url.slice(0, q);
       const query = q === -1 ? '' : url.slice(q + 1);
       const match = router.find(path);
+      if (cors !== undefined && (match !== undefined || next === undefined)) {
+        const origin = req.headers.origin;
+        const preflight = match === undefined || origin === undefined ? undefined : preflightMethod(req);
+        if (preflight !== undefined) {
+          // Before security and validation: a preflight carries no credentials and no body.
+          assignRequestId(req, res);
+          return observation.unmatched(req, res, cors.preflight(req, res, origin!, preflight, match!.entry));
+        }
+        cors.mark(req, res, origin, match?.entry);
+      }
       if (match === undefined) {
         if (next) return next();
         assignRequestId(req, res);
@@ -61,6 +72,10 @@ export class ServedVersion {
         return;
       }
       const chosen = pickCandidate(candidates, query);
+      if (compress !== undefined) {
+        const acceptEncoding = req.headers['accept-encoding'];
+        if (acceptEncoding !== undefined) compress(req, res, acceptEncoding);
+      }
       this.inflight++;
       // `on`, not `once` (no wrapper per request): a response closes once.
       res.on('close', this.settle);

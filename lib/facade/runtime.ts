@@ -9,6 +9,7 @@ import { bodyReadEarlier } from '../http/parsed-body.js';
 import { takeAuthorization } from '../http/credentials.js';
 import { sendError, sendProblem } from '../http/problem.js';
 import { parseQuery } from '../http/query.js';
+import { readDecodedBody, requestCoding } from '../http/request-decoding.js';
 import { writeExchange, type UnsendableHeader } from '../http/respond.js';
 import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, Headers, PropertyNames } from '../message/exchange.js';
@@ -165,11 +166,17 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       return run(req, res, params, names, path, query, earlier.bytes, token);
     }
     if (streamsBody || !announcesBody || itemRequests?.accepts!(req) === true) return run(req, res, params, names, path, query, undefined, token);
-    readBody(req, maxBodySize, (err, raw) => {
+    const received = (err: SvcError | undefined, raw?: Buffer): void => {
       if (err !== undefined) return fail(res, err);
       if (observer !== undefined) observer.received(raw!.length);
       run(req, res, params, names, path, query, raw, token);
-    });
+    };
+    const contentEncoding = req.headers['content-encoding'];
+    // A coded body is decoded for the stages that read it (a body forwarded as it arrives went on above, coded).
+    const decoder = contentEncoding === undefined ? undefined : requestCoding(contentEncoding);
+    if (decoder instanceof SvcError) return refuse(req, res, decoder);
+    if (decoder !== undefined) return readDecodedBody(req, decoder, maxBodySize, received);
+    readBody(req, maxBodySize, received);
   };
 
   if (authenticate === undefined) {

@@ -5,10 +5,12 @@ import { type FacadeConfig, resolvedBackendOptions, resolvedServerOptions, resol
 import { joinPaths, resolveBasePath } from '../contract/base-path.js';
 import { loadContract, type Contract } from '../contract/load.js';
 import { isReceivable, unreceivableWarning } from '../contract/methods.js';
-import { compileOperations } from '../contract/operations.js';
+import { compileOperations, type Operation } from '../contract/operations.js';
 import { exampleObjectProblems } from '../contract/example-objects.js';
 import { Errors, SvcError, svcError } from '../util/errors.js';
 import { Router } from '../http/router.js';
+import { compileCompression } from '../http/compression.js';
+import { compileCors, type CorsPolicy } from '../http/cors.js';
 import { registerSpecEndpoints } from '../publish/spec-endpoint.js';
 import type { Logger } from '../util/log.js';
 import { mockFeature } from '../mock/mock.js';
@@ -38,6 +40,10 @@ export interface FacadeVersion {
   backends: BackendContext;
   observation: Observation;
   endpoints: Endpoints;
+  /** Cross-origin answers; undefined when enableCORS is off. */
+  cors: CorsPolicy | undefined;
+  /** Marks a response whose request sends Accept-Encoding; undefined when svc.server.compression is off. */
+  compress: ReturnType<typeof compileCompression>;
 }
 
 export async function buildVersion(config: FacadeConfig, logger: Logger): Promise<FacadeVersion> {
@@ -85,6 +91,7 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
   const router = new Router<OperationRuntime>();
   const operations: ServedOperation[] = [];
   const report: string[] = [];
+  const runtimes = new Map<unknown, Operation>();
   const ctx: FeatureContext = { config, contract, basePath, logger, serverOptions };
   const observation = new Observation(config, logger);
   // Validation (ajv for two dialects) is imported only when it is on: that is a tenth of a second of startup.
@@ -103,7 +110,9 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
     let stages: OperationStages = { ...admission, invoke: route ? (ex: Exchange) => route.run(ex) : echoBody, streamsRequestBody: route?.streamsRequestBody === true };
     for (const feature of features) stages = { ...stages, ...feature(op, disposition, ctx) };
     const observed = observation.instrument(op, disposition, stages);
-    router.add(op.method, path, compileOperationRuntime(op, observed.stages, ctx, observed.observer), op.queryDiscriminator);
+    const runtime = compileOperationRuntime(op, observed.stages, ctx, observed.observer);
+    runtimes.set(runtime, op);
+    router.add(op.method, path, runtime, op.queryDiscriminator);
     operations.push({ operation: op, path, endpoint: `direct:${op.id}`, disposition });
     report.push(`${op.method} ${joinPaths(basePath, op.path)} -> direct:${op.id} [${disposition}]`);
     if (!isReceivable(op.method)) logger.warn(unreceivableWarning(op.method, path, op.id));
@@ -125,6 +134,7 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
   const endpoints = observation.endpoints(operations.length, operations.filter((o) => o.disposition === 'route').length);
   if (observation.options.port === undefined) observation.mount(router, endpoints);
 
-  return { config, router, contract, basePath, operations, report, serverOptions, backends, observation, endpoints };
+  const cors = compileCors(config, contract, (target) => runtimes.get(target), logger);
+  return { config, router, contract, basePath, operations, report, serverOptions, backends, observation, endpoints, cors, compress: compileCompression(serverOptions) };
 }
 

@@ -5,7 +5,9 @@ import { Errors, svcError } from '../util/errors.js';
 import { HeaderNames, isInternalName, type Exchange } from '../message/exchange.js';
 import { StreamedBody } from '../message/streamed-body.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../message/request-id.js';
+import { Readable } from 'node:stream';
 import { noteBodyLength } from './body-length.js';
+import { encodedStream, endWithBody } from './compression.js';
 import { TOKEN, isUnsendableValue } from './fields.js';
 
 const NEVER_SENT = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'host']);
@@ -59,11 +61,7 @@ export function writeExchange(res: ServerResponse, ex: Exchange, serialize: Body
     return;
   }
   out['content-type'] = type!;
-  const length = Buffer.byteLength(payload);
-  out['content-length'] = length;
-  noteBodyLength(res, length);
-  res.writeHead(status, out);
-  res.end(payload);
+  endWithBody(res, status, out, type, payload);
 }
 
 type OutgoingHeaders = Record<string, string | string[] | number>;
@@ -93,19 +91,28 @@ function writeStreamed(res: ServerResponse, ex: Exchange, body: StreamedBody, ty
   const status = responseStatus(ex.message.headers.internalValue(RESPONSE_CODE), true);
   const out = writtenHeaders(res, ex, unsendable);
   if (type !== undefined) out['content-type'] = type;
-  if (body.length !== undefined && status !== 204 && status !== 304) {
+  const bodiless = status === 204 || status === 304;
+  const whole = body.arrived();
+  // Arrived whole and not coded: written as any whole body (compressed when it may be).
+  if (!bodiless && whole !== undefined && whole !== null && out['content-encoding'] === undefined) return endWithBody(res, status, out, type, whole);
+  if (body.length !== undefined && !bodiless) {
     out['content-length'] = body.length;
     noteBodyLength(res, body.length);
   }
+  let source = whole === undefined ? body.stream : undefined;
+  if (!bodiless && whole !== null) {
+    // Compressed as it passes, or decoded for a client that does not take the backend's coding (fields fixed to match).
+    const arriving = source ?? Readable.from([whole!]);
+    const sent = encodedStream(res, out, type, arriving, body.length);
+    if (sent !== arriving || whole === undefined) source = sent;
+  }
   res.writeHead(status, out);
-  const whole = body.arrived();
-  if (whole !== undefined) {
-    if (whole === null) res.end();
+  if (source === undefined) {
+    if (whole === null || whole === undefined) res.end();
     else res.end(whole);
     return;
   }
   // pipe() and two listeners rather than stream.pipeline, which allocates an AbortController per response.
-  const source = body.stream;
   source.once('error', () => res.destroy());
   res.once('close', () => {
     if (!res.writableFinished) source.destroy();

@@ -52,10 +52,11 @@ export class Observation {
   }
 
   /** A 404 or 405 the dispatcher answered (no operation, so counted apart). */
-  unmatched(req: IncomingMessage, res: ServerResponse, status: 404 | 405): void {
+  unmatched(req: IncomingMessage, res: ServerResponse, status: 404 | 405 | 204 | 403): void {
+    // A CORS preflight (204, or 403 refused) is counted by no operation; the access log has it.
     if (this.metrics !== undefined) {
       if (status === 404) this.metrics.notFound++;
-      else this.metrics.methodNotAllowed++;
+      else if (status === 405) this.metrics.methodNotAllowed++;
     }
     this.accessLog?.(req, res, undefined, 0, bodyLengthOf(res));
   }

@@ -14,6 +14,7 @@ import type { Logger } from '../util/log.js';
 import { compileNegotiator } from '../http/negotiation.js';
 import { sendProblem } from '../http/problem.js';
 import type { Router } from '../http/router.js';
+import { endWithBody } from '../http/compression.js';
 
 type Format = 'json' | 'yaml';
 
@@ -116,8 +117,9 @@ function documentEndpoint(documents: Documents, fixed: Format | undefined, logge
 }
 
 function send(res: ServerResponse, body: Buffer, type: string, vary?: string): void {
-  res.writeHead(200, withRequestId(res, vary === undefined ? { 'content-type': type, 'content-length': body.length } : { 'content-type': type, 'content-length': body.length, vary }));
-  res.end(body); // node sends no body for HEAD
+  // Compressed when the client takes it (each document once: the same bytes are served every time); node sends no body for HEAD.
+  const headers: Record<string, string> = vary === undefined ? { 'content-type': type } : { 'content-type': type, vary };
+  endWithBody(res, 200, withRequestId(res, headers), type, body);
 }
 
 /** Content type of the original file, by extension; by content when the extension says nothing. */

@@ -170,12 +170,12 @@ test('invalid values fail startup naming the source, the option and the allowed 
   });
   const cases: [string, string, NodeJS.ProcessEnv?][] = [
     ['enum.properties', `${join(dir, 'enum.properties')}: option bindingMode has invalid value "jsonish"; allowed: off, auto, json, xml, json_xml`],
-    ['unknown.properties', `${join(dir, 'unknown.properties')}: unknown option svc.rest.colour; allowed: svc.server.<option>, svc.server.tls.<option>, svc.backend.<option>, svc.observe.<option>, svc.observe.tls.<option>, svc.security.<option>, svc.rest.<option>, svc.rest.openApi.<option>, svc.rest.endpointProperty.<key>, svc.component.rest-openapi.base-path, svc.oauth.<profile>.<key>`],
+    ['unknown.properties', `${join(dir, 'unknown.properties')}: unknown option svc.rest.colour; allowed: svc.server.<option>, svc.server.tls.<option>, svc.backend.<option>, svc.observe.<option>, svc.observe.tls.<option>, svc.security.<option>, svc.cors.<option>, svc.rest.<option>, svc.rest.openApi.<option>, svc.rest.endpointProperty.<key>, svc.rest.corsHeaders.<Access-Control-field>, svc.component.rest-openapi.base-path, svc.oauth.<profile>.<key>`],
     ['port.properties', `${join(dir, 'port.properties')}: option server.port has invalid value "eighty"; allowed: an integer from 0 to 65535`],
     ['bool.yaml', `${join(dir, 'bool.yaml')}: option clientRequestValidation has invalid value "maybe"; allowed: true, false`],
     ['size.properties', `${join(dir, 'size.properties')}: option server.maxBodySize has invalid value "lots"; allowed: bytes, or a number with KB, KiB, MB or MiB`],
     ['path.yaml', `${join(dir, 'path.yaml')}: option contextPath has invalid value "no-slash"; allowed: a path starting with /`],
-    ['top.yaml', `${join(dir, 'top.yaml')}: unknown option beans; allowed: restConfiguration, rest, route, from, server, backend, observe, security`],
+    ['top.yaml', `${join(dir, 'top.yaml')}: unknown option beans; allowed: restConfiguration, rest, route, from, server, backend, observe, security, cors`],
     ['valid.yaml', 'environment variable SVC_REST_BINDING_MODE: option bindingMode has invalid value "sometimes"; allowed: off, auto, json, xml, json_xml', { SVC_REST_BINDING_MODE: 'sometimes' }],
   ];
   for (const [file, message, env] of cases) {

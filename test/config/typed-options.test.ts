@@ -17,6 +17,7 @@ await createFacade({
   server: { port: 9123, requestTimeout: '10s', headersTimeout: 5000, maxBodySize: '2MiB', workers: 2 },
   backend: { timeout: '5s', maxConnections: 64, exposeOrigin: false },
   observe: { logFormat: 'json', accessLog: true },
+  cors: { allowOrigins: 'https://app.example', allowCredentials: true, maxAge: 600 },
 });
 // @ts-expect-error a nested typo: clientRequestValidaton
 await createFacade({ specification: 'x', restConfiguration: { clientRequestValidaton: true } });
@@ -28,6 +29,8 @@ await createFacade({ specification: 'x', server: { port: '9123' } });
 await createFacade({ specification: 'x', restConfiguration: { bindingMode: 'yaml' } });
 // @ts-expect-error no such backend option
 await createFacade({ specification: 'x', backend: { timout: '5s' } });
+// @ts-expect-error maxAge is a number of seconds
+await createFacade({ specification: 'x', cors: { maxAge: '1h' } });
 // @ts-expect-error logFormat is text or json
 await createFacade({ specification: 'x', observe: { logFormat: 'xml' } });
 

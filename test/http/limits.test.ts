@@ -54,6 +54,8 @@ test('the server defaults of SPEC §13 are applied to the real node:http server'
       shutdownTimeout: 10_000,
       workers: 1,
       http2: true,
+      compression: true,
+      compressionThreshold: 1024,
     });
     const server = running.facade.server!;
     assert.equal(server.headersTimeout, 10_000);

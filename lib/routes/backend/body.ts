@@ -1,21 +1,20 @@
 // A backend's answer read whole, for a later step or response validation: decoded (gzip, deflate, br: the
 // steps see the content, as they did with fetch) and bounded by svc.backend.maxResponseSize after decoding.
-import type { Readable, Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import { Errors } from '../../util/errors.js';
+import { CONTENT_DECODERS } from '../../http/request-decoding.js';
 import type { Exchange } from '../../message/exchange.js';
 import { backendError, shownOrigin } from './failure.js';
 import type { BackendOptions } from '../../config/backend-options.js';
 import type { BackendAnswer } from './response.js';
 
-const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
 
 const TEXTUAL = /json|xml|text/;
 
 /** Reads the response; the exchange loses Content-Encoding when the bytes were decoded. Rejects with the cause. */
 export function readBackendBody(res: BackendAnswer, ex: Exchange, options: BackendOptions, origin: string): Promise<unknown> {
   const encoding = res.headers['content-encoding']?.trim().toLowerCase();
-  const decoder = encoding === undefined ? undefined : DECODERS[encoding];
+  const decoder = encoding === undefined || !Object.hasOwn(CONTENT_DECODERS, encoding) ? undefined : CONTENT_DECODERS[encoding];
   const body = res.stream;
   let source: Readable = body;
   if (decoder !== undefined) {

@@ -16,6 +16,7 @@ import { registerSpecEndpoints } from './http/spec-endpoint.js';
 import { createLogger, type Logger } from './log.js';
 import { mockFeature } from './mock/mock.js';
 import { createBackendContext, type BackendContext } from './routes/backend/context.js';
+import { retrySafetyTable } from './routes/backend/retry-safety.js';
 import { DirectBus } from './routes/bus.js';
 import type { Exchange } from './routes/exchange.js';
 import { compileRoute } from './routes/steps.js';
@@ -23,6 +24,7 @@ import { checkOrphanRoutes } from './routes/orphans.js';
 import { bindTypedRoutes } from './routes/typed.js';
 import { compileOperationRuntime, echoBody } from './pipeline/runtime.js';
 import { Observation, type Endpoints } from './observe/observation.js';
+import { backendFamilies } from './observe/backend-metrics.js';
 import { assignRequestId } from './observe/request-id.js';
 import { startManagementServer } from './observe/management.js';
 import { consumerStages } from './security/components.js';
@@ -115,7 +117,7 @@ async function buildVersion(config: FacadeConfig, logger: Logger): Promise<Facad
 
   const bus = new DirectBus();
   const serverOptions = resolvedServerOptions(config);
-  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir);
+  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir, logger, retrySafetyTable(table.operations));
   bindTypedRoutes(config, table.operations, contract);
   for (const def of config.routes) {
     try {
@@ -148,6 +150,7 @@ async function buildVersion(config: FacadeConfig, logger: Logger): Promise<Facad
   const report: string[] = [];
   const ctx: FeatureContext = { config, contract, basePath, logger, serverOptions };
   const observation = new Observation(config, logger);
+  observation.metrics?.families.push((out, withWorker) => backendFamilies(out, backends, withWorker));
   // Validation (ajv for two dialects) is imported only when it is on: that is a tenth of a second of startup.
   const validating = config.rest.clientRequestValidation === true || config.rest.clientResponseValidation === true;
   const features: Feature[] = [

@@ -104,6 +104,15 @@ export class BackendDefinition extends OptionsDefinition<'backend'> {
   trustedProxies(...proxies: string[]): this { return this.set('trustedProxies', proxies.join(',')); }
   queueTimeout(duration: number | string): this { return this.set('queueTimeout', duration); }
   exposeOrigin(on: boolean): this { return this.set('exposeOrigin', on); }
+  /** Retries of a request the contract makes safe to send again (0: none). */
+  retries(count: number): this { return this.set('retries', count); }
+  retryDelay(duration: number | string): this { return this.set('retryDelay', duration); }
+  retryMaxDelay(duration: number | string): this { return this.set('retryMaxDelay', duration); }
+  retryBudgetPercent(percent: number): this { return this.set('retryBudgetPercent', percent); }
+  retryBudgetMinPerSecond(count: number): this { return this.set('retryBudgetMinPerSecond', count); }
+  maxRetryBodySize(size: number | string): this { return this.set('maxRetryBodySize', size); }
+  /** The whole request across its retries (default: the timeout) → 504 when spent. */
+  requestTimeout(duration: number | string): this { return this.set('requestTimeout', duration); }
 }
 
 /** `this.observe()`: health, metrics and log options (`svc.observe.*`). */

@@ -68,6 +68,8 @@ export class FacadeMetrics {
   private readonly operations: OperationMetrics[] = [];
   private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
   private readonly startTime = Math.round(Date.now() / 1000 - process.uptime());
+  /** More families rendered with every scrape (the backends', backend-metrics.ts), given the worker label. */
+  readonly families: ((out: Exposition, withWorkerLabel: (labels: string) => string) => void)[] = [];
 
   constructor() {
     this.loopDelay.enable();
@@ -107,6 +109,7 @@ export class FacadeMetrics {
     out.family('svc_http_unmatched_requests_total', 'counter', 'Requests no operation answers: unknown path (404) or method (405).');
     out.sample('svc_http_unmatched_requests_total', withWorker('status="404"'), this.notFound);
     out.sample('svc_http_unmatched_requests_total', withWorker('status="405"'), this.methodNotAllowed);
+    for (const add of this.families) add(out, withWorker);
     this.processFamilies(out);
     return out.text();
   }

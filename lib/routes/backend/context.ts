@@ -8,6 +8,9 @@ import type { Agent, Dispatcher, Pool } from 'undici';
 import type { BackendOptions } from './options.js';
 import { Errors, svcError } from '../../errors.js';
 import type { BackendEndpoint } from './endpoint.js';
+import type { Logger } from '../../log.js';
+import { OriginStats } from './origin-stats.js';
+import type { RetrySafety } from './retry-safety.js';
 
 export interface BackendContext {
   readonly options: BackendOptions;
@@ -21,16 +24,31 @@ export interface BackendContext {
   pool(endpoint: BackendEndpoint): BackendPool;
   /** Closes every pooled connection (the facade stops). */
   close(): void;
+  /** An origin's counters and retry budget, made on first use (at startup, by the steps that forward to it). */
+  origin(origin: string): OriginStats;
+  readonly origins: ReadonlyMap<string, OriginStats>;
+  /** What the contract says about retrying an operation's requests; undefined for an exchange of no operation. */
+  retrySafety(operationId: unknown): RetrySafety | undefined;
+  readonly logger: Logger | undefined;
 }
 
-export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string): BackendContext {
+export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string, logger?: Logger, safety: ReadonlyMap<string, RetrySafety> = new Map()): BackendContext {
   const pools = new Map<string, BackendPool>();
+  const origins = new Map<string, OriginStats>();
   const trusted = parseTrustedProxies(options.trustedProxies);
   return {
     options,
     maxBodySize,
     baseDir,
     trusted,
+    logger,
+    origins,
+    origin(origin) {
+      let stats = origins.get(origin);
+      if (stats === undefined) origins.set(origin, (stats = new OriginStats(options)));
+      return stats;
+    },
+    retrySafety: (operationId) => (typeof operationId === 'string' ? safety.get(operationId) : undefined),
     pool(endpoint) {
       let pool = pools.get(endpoint.poolKey);
       if (pool === undefined) {

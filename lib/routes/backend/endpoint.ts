@@ -15,6 +15,12 @@ export interface EndpointOptions {
   followRedirects: boolean;
   /** Append the request path after the base path (header SvcHttpPath) to the endpoint's path. */
   forwardPath: boolean;
+  /** Retries of a request the contract makes safe to send again (retry.ts); 0: none. */
+  retries: number;
+  retryDelay: number;
+  retryMaxDelay: number;
+  /** The whole request until the answer's head, across retries → 504 when spent. */
+  requestTimeout: number;
   /** PEM contents (read at startup) for https: trusted CAs, client certificate and key. */
   ca?: Buffer;
   cert?: Buffer;
@@ -40,7 +46,7 @@ export interface BackendEndpoint {
   readonly poolKey: string;
 }
 
-const OPTION_NAMES = ['timeout', 'connectTimeout', 'followRedirects', 'forwardPath', 'caFile', 'certFile', 'keyFile'] as const;
+const OPTION_NAMES = ['timeout', 'connectTimeout', 'followRedirects', 'forwardPath', 'caFile', 'certFile', 'keyFile', 'retries', 'retryDelay', 'retryMaxDelay', 'requestTimeout'] as const;
 const ALLOWED = OPTION_NAMES.join(', ');
 
 /** Parses the URI and its options; throws an Error naming the option and its allowed values (startup only). */
@@ -73,12 +79,18 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
       throw new Error(`${where}: ${name} ${path} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   };
+  const timeout = duration(given.get('timeout'), defaults.timeout, where, 'timeout');
   const options: EndpointOptions = {
-    timeout: duration(given.get('timeout'), defaults.timeout, where, 'timeout'),
+    timeout,
     connectTimeout: duration(given.get('connectTimeout'), defaults.connectTimeout, where, 'connectTimeout'),
     followRedirects: flag(given.get('followRedirects'), where, 'followRedirects'),
     forwardPath: flag(given.get('forwardPath'), where, 'forwardPath'),
+    retries: count(given.get('retries'), defaults.retries, where, 'retries'),
+    retryDelay: duration(given.get('retryDelay'), defaults.retryDelay, where, 'retryDelay'),
+    retryMaxDelay: duration(given.get('retryMaxDelay'), defaults.retryMaxDelay, where, 'retryMaxDelay'),
+    requestTimeout: duration(given.get('requestTimeout'), defaults.requestTimeout ?? timeout, where, 'requestTimeout'),
   };
+  if (options.retryMaxDelay < options.retryDelay) throw new Error(`${where}: retryMaxDelay (${options.retryMaxDelay} ms) is below retryDelay (${options.retryDelay} ms)`);
   const ca = file('caFile');
   const cert = file('certFile');
   const key = file('keyFile');
@@ -109,6 +121,13 @@ function duration(value: string | undefined, fallback: number, where: string, na
   const ms = parseDuration(value);
   if (ms === undefined || ms === 0) throw new Error(`${where}: ${name} has invalid value ${JSON.stringify(value)}; allowed: milliseconds above 0, or a number with ms, s or m (e.g. 10s)`);
   return ms;
+}
+
+/** A retry count: 0 to 10, as svc.backend.retries. */
+function count(value: string | undefined, fallback: number, where: string, name: string): number {
+  if (value === undefined) return fallback;
+  if (/^\d+$/.test(value) && Number(value) <= 10) return Number(value);
+  throw new Error(`${where}: ${name} has invalid value ${JSON.stringify(value)}; allowed: an integer from 0 to 10`);
 }
 
 function flag(value: string | undefined, where: string, name: string): boolean {

@@ -12,6 +12,19 @@ export interface BackendOptions {
   queueTimeout: number;
   /** 502/504 problem details name the backend's origin (it is always in the log line). */
   exposeOrigin: boolean;
+  /** Retries of a request the contract makes safe to send again (retry.ts); 0: none, and nothing is paid for them. */
+  retries: number;
+  /** Backoff before a retry: decorrelated jitter from retryDelay up to retryMaxDelay (also the most of a Retry-After honoured). */
+  retryDelay: number;
+  retryMaxDelay: number;
+  /** Finagle's retry budget per backend origin: retries at most this percent of the requests of the last 10 s ... */
+  retryBudgetPercent: number;
+  /** ... plus this many retries a second. */
+  retryBudgetMinPerSecond: number;
+  /** A streamed request body is kept for a retry up to this size; a larger one is not retried. */
+  maxRetryBodySize: number;
+  /** The whole request across its retries, until the answer's head; undefined: the endpoint's `timeout`. */
+  requestTimeout: number | undefined;
 }
 
 export const BACKEND_DEFAULTS: BackendOptions = {
@@ -24,4 +37,11 @@ export const BACKEND_DEFAULTS: BackendOptions = {
   trustedProxies: '',
   queueTimeout: 10_000,
   exposeOrigin: false,
+  retries: 2,
+  retryDelay: 25,
+  retryMaxDelay: 250,
+  retryBudgetPercent: 20,
+  retryBudgetMinPerSecond: 10,
+  maxRetryBodySize: 64 * 1024,
+  requestTimeout: undefined,
 };

@@ -1,7 +1,7 @@
 // The fluent API (SPEC §12): a class extending RouteBuilder whose configure() declares everything.
 import { Errors, svcError } from '../errors.js';
 import type { Exchange } from '../routes/exchange.js';
-import type { Expression, RouteDefinition } from '../routes/steps.js';
+import type { Expression, RouteDefinition, StepDefinition } from '../routes/steps.js';
 import { oauthProfileKeys, setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions, type Section, type SectionInput } from './model.js';
 import { applyConsumerUri, applyOpenApi } from './yaml-dsl.js';
 
@@ -157,35 +157,72 @@ export class OAuthProfileDefinition {
 }
 
 export class RouteDefinitionBuilder {
-  constructor(private readonly route: RouteDefinition) {}
+  /** Where steps go: the route's, or those of an open circuitBreaker (or its onFallback) until end(). */
+  private readonly targets: StepDefinition[][];
+
+  constructor(private readonly route: RouteDefinition) {
+    this.targets = [route.steps];
+  }
+
+  private get steps(): StepDefinition[] {
+    return this.targets[this.targets.length - 1]!;
+  }
+
+  /**
+   * Camel's circuitBreaker EIP: the steps that follow (to end(), or to onFallback()) run while the breaker
+   * is closed; `configuration` takes Camel's resilience4jConfiguration keys (failureRateThreshold, ...).
+   */
+  circuitBreaker(configuration?: Record<string, string | number | boolean>): this {
+    const step: Extract<StepDefinition, { kind: 'circuitBreaker' }> = { kind: 'circuitBreaker', configuration, steps: [] };
+    this.steps.push(step);
+    this.targets.push(step.steps);
+    return this;
+  }
+
+  /** The steps that follow (to end()) answer when the breaker is open or its steps failed. */
+  onFallback(): this {
+    // The open breaker is the last step of the list around it, and its steps are where steps go now.
+    const breaker = this.targets[this.targets.length - 2]?.at(-1);
+    if (breaker?.kind !== 'circuitBreaker' || breaker.steps !== this.steps) throw svcError(Errors.CONFIG_FILE, this.route.source, 'onFallback() belongs after circuitBreaker() and its steps');
+    breaker.onFallback = [];
+    this.targets[this.targets.length - 1] = breaker.onFallback;
+    return this;
+  }
+
+  /** Ends the circuitBreaker (or its onFallback). */
+  end(): this {
+    if (this.targets.length === 1) throw svcError(Errors.CONFIG_FILE, this.route.source, 'end() without an open circuitBreaker()');
+    this.targets.pop();
+    return this;
+  }
 
   process(fn: (ex: Exchange) => unknown): this {
-    this.route.steps.push({ kind: 'process', fn });
+    this.steps.push({ kind: 'process', fn });
     return this;
   }
   setBody(expression: ExpressionLike): this {
-    this.route.steps.push({ kind: 'setBody', expression });
+    this.steps.push({ kind: 'setBody', expression });
     return this;
   }
   setHeader(name: string, expression: ExpressionLike): this {
-    this.route.steps.push({ kind: 'setHeader', name, expression });
+    this.steps.push({ kind: 'setHeader', name, expression });
     return this;
   }
   removeHeader(name: string): this {
-    this.route.steps.push({ kind: 'removeHeader', name });
+    this.steps.push({ kind: 'removeHeader', name });
     return this;
   }
   setProperty(name: string, expression: ExpressionLike): this {
-    this.route.steps.push({ kind: 'setProperty', name, expression });
+    this.steps.push({ kind: 'setProperty', name, expression });
     return this;
   }
   log(message: string): this {
-    this.route.steps.push({ kind: 'log', message });
+    this.steps.push({ kind: 'log', message });
     return this;
   }
   /** `parameters`: endpoint options (for http(s): timeout, connectTimeout, ...), as in the URI query. */
   to(uri: string, parameters?: Record<string, string | number | boolean>): this {
-    this.route.steps.push(parameters === undefined ? { kind: 'to', uri } : { kind: 'to', uri, parameters });
+    this.steps.push(parameters === undefined ? { kind: 'to', uri } : { kind: 'to', uri, parameters });
     return this;
   }
 }

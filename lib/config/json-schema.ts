@@ -112,12 +112,15 @@ const STEP_KEY_VALUES: Record<string, Schema> = {
   logName: { type: 'string' },
   uri: ref('toUri'),
   parameters: { type: 'object', description: 'endpoint options, as in the URI query (timeout, connectTimeout, forwardPath...)' },
+  steps: { type: 'array', items: ref('step') },
+  resilience4jConfiguration: { type: 'object', description: "Camel's keys: failureRateThreshold, slidingWindowSize, minimumNumberOfCalls, waitDurationInOpenState, permittedNumberOfCallsInHalfOpenState, timeoutEnabled, timeoutDuration" },
+  onFallback: { type: 'object', properties: { steps: { type: 'array', items: ref('step') }, id: { type: 'string' } }, additionalProperties: false },
   id: { type: 'string' },
   description: { type: 'string' },
 };
 
 /** The keys a step's mapping must have; those with an expression need exactly one (parseExpression). */
-const STEP_REQUIRED: Partial<Record<(typeof STEPS)[number], string[]>> = { setHeader: ['name'], setProperty: ['name'], removeHeader: ['name'], log: ['message'], to: ['uri'] };
+const STEP_REQUIRED: Partial<Record<(typeof STEPS)[number], string[]>> = { setHeader: ['name'], setProperty: ['name'], removeHeader: ['name'], log: ['message'], to: ['uri'], circuitBreaker: ['steps'] };
 /** Steps that may be written as one string: `removeHeader: X-Temp`, `log: text`, `to: http://...`. */
 const STEP_SHORTHAND: Partial<Record<(typeof STEPS)[number], Schema>> = { removeHeader: { type: 'string', minLength: 1 }, log: { type: 'string' }, to: ref('toUri') };
 

@@ -10,7 +10,7 @@ import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 // The DSL's shape: these constants are also what lib/config/json-schema.ts describes.
 /** Top-level items; server, backend and observe take the svc.server.*, svc.backend.*, svc.observe.* options. */
 export const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from', 'server', 'backend', 'observe'] as const;
-export const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to'] as const;
+export const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to', 'circuitBreaker'] as const;
 export const EXPRESSIONS = ['constant', 'simple', 'json'] as const;
 /** Keys Camel allows on any route or step (kept for compatibility; they change nothing here). */
 export const COMMON_KEYS = ['id', 'description'] as const;
@@ -24,6 +24,7 @@ export const STEP_KEYS: Record<(typeof STEPS)[number], readonly string[]> = {
   removeHeader: ['name'],
   log: ['message', 'logName'],
   to: ['uri', 'parameters'],
+  circuitBreaker: ['resilience4jConfiguration', 'steps', 'onFallback'],
 };
 
 type Obj = Record<string, unknown>;
@@ -159,9 +160,28 @@ function parseStep(raw: unknown, where: string): StepDefinition {
       if (!isObj(parameters)) throw svcError(Errors.STEP_INVALID, where, 'to.parameters must be a mapping of endpoint options');
       return { kind, uri, parameters };
     }
+    case 'circuitBreaker':
+      return parseCircuitBreaker(expectObj(value, where, kind), where);
     default:
       throw svcError(Errors.STEP_INVALID, where, `unknown step ${kind}; allowed: ${STEPS.join(', ')} (use the fluent API for process)`);
   }
+}
+
+/** Camel's `circuitBreaker: { resilience4jConfiguration: {...}, steps: [...], onFallback: { steps: [...] } }`. */
+function parseCircuitBreaker(value: Obj, where: string): StepDefinition {
+  const steps = value.steps;
+  if (!Array.isArray(steps) || steps.length === 0) throw svcError(Errors.STEP_INVALID, where, 'circuitBreaker needs steps (a list)');
+  const configuration = value.resilience4jConfiguration;
+  if (configuration !== undefined && !isObj(configuration)) throw svcError(Errors.STEP_INVALID, where, 'circuitBreaker.resilience4jConfiguration must be a mapping');
+  const fallback = value.onFallback;
+  if (fallback !== undefined && (!isObj(fallback) || !Array.isArray(fallback.steps))) throw svcError(Errors.STEP_INVALID, where, 'circuitBreaker.onFallback must be a mapping with steps (a list)');
+  if (isObj(fallback)) onlyKeys(fallback, ['steps', ...COMMON_KEYS], where, 'onFallback');
+  return {
+    kind: 'circuitBreaker',
+    configuration,
+    steps: steps.map((s) => parseStep(s, where)),
+    ...(isObj(fallback) && { onFallback: (fallback.steps as unknown[]).map((s) => parseStep(s, where)) }),
+  };
 }
 
 function parseExpression(value: unknown, where: string, step: string): Expression {

@@ -5,7 +5,8 @@ import { deepFreeze } from '../objects.js';
 import { compileBackendStep } from './backend.js';
 import type { BackendContext } from './backend/context.js';
 import type { DirectBus, Route } from './bus.js';
-import type { Exchange } from './exchange.js';
+import { PropertyNames, type Exchange } from './exchange.js';
+import { CircuitBreaker, circuitBreakerStep, resilience4jConfiguration } from './circuit-breaker.js';
 import { asText, compileSimple, type Evaluator } from './simple.js';
 import { wholeBody } from './streamed-body.js';
 
@@ -18,7 +19,8 @@ export type StepDefinition =
   | { kind: 'removeHeader'; name: string }
   | { kind: 'setProperty'; name: string; expression: Expression }
   | { kind: 'log'; message: string; loggerName?: string | undefined }
-  | { kind: 'to'; uri: string; parameters?: Record<string, unknown> | undefined };
+  | { kind: 'to'; uri: string; parameters?: Record<string, unknown> | undefined }
+  | { kind: 'circuitBreaker'; configuration?: Record<string, unknown> | undefined; steps: StepDefinition[]; onFallback?: StepDefinition[] | undefined };
 
 export interface RouteDefinition {
   /** `direct:<name>`. */
@@ -110,7 +112,22 @@ function compileStep(step: StepDefinition, ctx: StepContext, last: boolean): Ste
     }
     case 'to':
       return compileTo(step.uri, step.parameters, ctx, last);
+    case 'circuitBreaker':
+      return compileCircuitBreaker(step, ctx);
   }
+}
+
+/** The breaker's steps and fallback compiled as sub-routes; their answers are read whole (the breaker judges them). */
+function compileCircuitBreaker(step: Extract<StepDefinition, { kind: 'circuitBreaker' }>, ctx: StepContext): Step {
+  const where = `circuitBreaker in ${ctx.routeName}`;
+  const breaker = new CircuitBreaker(resilience4jConfiguration(step.configuration, where));
+  const compile = (steps: readonly StepDefinition[]): ((ex: Exchange) => void | Promise<void>) => {
+    const compiled = steps.map((s) => (collectsBody(s) ? afterWholeBody(compileStep(s, ctx, false)) : compileStep(s, ctx, false)));
+    return (ex) => runSteps(compiled, ex, 0);
+  };
+  const fallback = step.onFallback === undefined ? undefined : compile(step.onFallback);
+  const { backends } = ctx;
+  return circuitBreakerStep(breaker, compile(step.steps), fallback, (ex, status) => backends.retrySafety(ex.properties[PropertyNames.OPERATION_ID])?.declares(status) === true);
 }
 
 function compileTo(uri: string, parameters: Record<string, unknown> | undefined, ctx: StepContext, last: boolean): Step {

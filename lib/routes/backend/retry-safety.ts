@@ -17,16 +17,15 @@ const IDEMPOTENCY_KEY = 'idempotency-key';
 export interface RetrySafety {
   /** The operation declares an `Idempotency-Key` header parameter. */
   readonly declaresIdempotencyKey: boolean;
-  /** 502, 503 or 504 declared by the exact code or its `5XX` range (`default` does not count: it declares no status). */
+  /** The status is declared by its exact code or its range (`5XX`); `default` does not count: it declares no status. */
   declares(status: number): boolean;
 }
 
 export function retrySafetyOf(op: Operation): RetrySafety {
   const byCode = responsesByCode(op, () => true);
-  const declared = new Set([...RETRIED_STATUSES].filter((status) => responseForStatus(byCode, String(status), false) === true));
   return {
     declaresIdempotencyKey: op.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === IDEMPOTENCY_KEY),
-    declares: (status) => declared.has(status),
+    declares: (status) => responseForStatus(byCode, String(status), false) === true,
   };
 }
 

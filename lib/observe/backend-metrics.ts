@@ -1,5 +1,5 @@
-// The backend side's metrics (svc_backend_*): per origin, the attempts sent, the retries among them and the
-// retries the retry budget refused. Every family is always present; an origin has series once it was called.
+// The backend side's metrics: per origin (svc_backend_*) the attempts sent, the retries among them and the
+// retries the retry budget refused; per circuitBreaker step (svc_circuit_breaker_*) its state and the calls it refused.
 import type { BackendContext } from '../routes/backend/context.js';
 import { labelValue, type Exposition } from './exposition.js';
 
@@ -16,4 +16,13 @@ export function backendFamilies(out: Exposition, backends: BackendContext, withW
     out.family(name, 'counter', help);
     for (const [origin, stats] of called) out.sample(name, withWorker(`origin="${labelValue(origin)}"`), stats[field]);
   }
+  // A state as three series, one of them 1 (Prometheus's way with an enum): `max by (route)` never mixes states.
+  out.family('svc_circuit_breaker_state', 'gauge', 'The state of each circuitBreaker step, by route: 1 for the state it is in.');
+  for (const { route, breaker } of backends.breakers) {
+    for (const state of BREAKER_STATES) out.sample('svc_circuit_breaker_state', withWorker(`route="${labelValue(route)}",state="${state}"`), breaker.state === state ? 1 : 0);
+  }
+  out.family('svc_circuit_breaker_rejected_total', 'counter', 'Calls a circuitBreaker step answered without its steps (open, or half-open with every probe taken), by route.');
+  for (const { route, breaker } of backends.breakers) out.sample('svc_circuit_breaker_rejected_total', withWorker(`route="${labelValue(route)}"`), breaker.rejected);
 }
+
+const BREAKER_STATES = ['closed', 'open', 'halfOpen'] as const;

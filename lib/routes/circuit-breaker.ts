@@ -65,6 +65,8 @@ type State = 'closed' | 'open' | 'halfOpen';
 /** One breaker (one `circuitBreaker` step): its state, shared by every request of the route. */
 export class CircuitBreaker {
   state: State = 'closed';
+  /** Calls not let through (open, or half-open with every probe taken). */
+  rejected = 0;
   /** The outcomes of the last calls (true: failed), a ring of slidingWindowSize. */
   private readonly window: Uint8Array;
   private calls = 0;
@@ -138,6 +140,7 @@ export function circuitBreakerStep(breaker: CircuitBreaker, steps: Run, fallback
   return async (ex) => {
     const now = performance.now();
     if (!breaker.permit(now)) {
+      breaker.rejected++;
       if (fallback !== undefined) return fallback(ex);
       const seconds = breaker.retryAfter(now);
       throw new SvcError(Errors.CIRCUIT_OPEN, [seconds], undefined, { 'retry-after': String(seconds) });

@@ -127,6 +127,7 @@ function compileCircuitBreaker(step: Extract<StepDefinition, { kind: 'circuitBre
   };
   const fallback = step.onFallback === undefined ? undefined : compile(step.onFallback);
   const { backends } = ctx;
+  backends.breakers.push({ route: ctx.routeName, breaker });
   return circuitBreakerStep(breaker, compile(step.steps), fallback, (ex, status) => backends.retrySafety(ex.properties[PropertyNames.OPERATION_ID])?.declares(status) === true);
 }
 

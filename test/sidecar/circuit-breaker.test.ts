@@ -50,6 +50,10 @@ test('YAML circuitBreaker: 4 undeclared 500s open it; open answers 503 problem+j
       assert.match(JSON.parse(open.body).detail as string, /calls to it are suspended for 1 s/);
     }
     assert.equal(backend.seen.length, 4, 'an open breaker never calls the backend');
+    const metrics = await (await fetch(`${running.origin}/observe/metrics`)).text();
+    assert.match(metrics, /^svc_circuit_breaker_state\{route="getItem",state="open"\} 1$/m);
+    assert.match(metrics, /^svc_circuit_breaker_state\{route="getItem",state="closed"\} 0$/m);
+    assert.match(metrics, /^svc_circuit_breaker_rejected_total\{route="getItem"\} 50$/m);
     times.sort((a, b) => a - b);
     // Under 5 ms p99 on an idle machine; a generous ceiling here (the machine may be busy).
     assert.ok(times[Math.floor(times.length * 0.99) - 1]! < 100, `p99 ${times[Math.floor(times.length * 0.99) - 1]} ms`);

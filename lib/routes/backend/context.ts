@@ -30,6 +30,15 @@ export interface BackendContext {
   /** What the contract says about retrying an operation's requests; undefined for an exchange of no operation. */
   retrySafety(operationId: unknown): RetrySafety | undefined;
   readonly logger: Logger | undefined;
+  /** The circuitBreaker steps of the routes (for metrics), registered as they are compiled. */
+  readonly breakers: { route: string; breaker: BreakerView }[];
+}
+
+/** What metrics read of a circuit breaker (lib/routes/circuit-breaker.ts). */
+export interface BreakerView {
+  readonly state: 'closed' | 'open' | 'halfOpen';
+  /** Calls answered without the breaker's steps because it was open. */
+  readonly rejected: number;
 }
 
 export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string, logger?: Logger, safety: ReadonlyMap<string, RetrySafety> = new Map()): BackendContext {
@@ -43,6 +52,7 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
     trusted,
     logger,
     origins,
+    breakers: [],
     origin(origin) {
       let stats = origins.get(origin);
       if (stats === undefined) origins.set(origin, (stats = new OriginStats(options)));

@@ -3,7 +3,7 @@ import { Errors, svcError } from '../errors.js';
 import type { Exchange } from '../routes/exchange.js';
 import type { Expression, RouteDefinition, StepDefinition } from '../routes/steps.js';
 import { oauthProfileKeys, setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions, type Section, type SectionInput } from './model.js';
-import { applyConsumerUri, applyOpenApi } from './yaml-dsl.js';
+import { applyConsumerUri, applyOpenApi, balancerStrategy } from './yaml-dsl.js';
 
 export const constant = (value: unknown): Expression => ({ constant: value });
 export const simple = (template: string): Expression => ({ simple: template });
@@ -189,7 +189,31 @@ export class RouteDefinitionBuilder {
     return this;
   }
 
-  /** Ends the circuitBreaker (or its onFallback). */
+  /**
+   * Camel's loadBalance EIP over the `to(http...)` steps that follow, to end(): roundRobin unless a strategy
+   * method follows (`.loadBalance().failover(2).to(a).to(b).end()`).
+   */
+  loadBalance(): this {
+    const step: Extract<StepDefinition, { kind: 'loadBalance' }> = { kind: 'loadBalance', strategy: { kind: 'roundRobin' }, steps: [] };
+    this.steps.push(step);
+    this.targets.push(step.steps);
+    return this;
+  }
+  roundRobin(): this { return this.strategy('roundRobin', {}); }
+  random(): this { return this.strategy('random', {}); }
+  /** -1 (the default): every other endpoint once. */
+  failover(maximumFailoverAttempts = -1): this { return this.strategy('failover', { maximumFailoverAttempts }); }
+  /** One integer per endpoint, in order: `weighted('4,2,1')`. */
+  weighted(distributionRatio: string): this { return this.strategy('weighted', { distributionRatio }); }
+
+  private strategy(kind: string, options: Record<string, unknown>): this {
+    const step = this.targets[this.targets.length - 2]?.at(-1);
+    if (step?.kind !== 'loadBalance' || step.steps !== this.steps) throw svcError(Errors.CONFIG_FILE, this.route.source, `${kind}() belongs right after loadBalance()`);
+    step.strategy = balancerStrategy(kind, options, this.route.source);
+    return this;
+  }
+
+  /** Ends the circuitBreaker (or its onFallback) or the loadBalance. */
   end(): this {
     if (this.targets.length === 1) throw svcError(Errors.CONFIG_FILE, this.route.source, 'end() without an open circuitBreaker()');
     this.targets.pop();

@@ -92,6 +92,7 @@ function applyRoute(config: FacadeConfig, el: Element, file: string): void {
  */
 function stepObject(el: Element, file: string): Record<string, unknown> {
   if (el.name === 'circuitBreaker') return circuitBreakerObject(el, file);
+  if (el.name === 'loadBalance') return loadBalanceObject(el, file);
   const value: Record<string, unknown> = { ...el.attributes };
   for (const child of el.children) value[child.name] = child.name === 'json' ? parseJsonText(child.text, file) : child.text;
   if (el.name === 'log' && value.message === undefined) value.message = el.text.trim();
@@ -112,6 +113,16 @@ function circuitBreakerObject(el: Element, file: string): Record<string, unknown
     else (value.steps as unknown[]).push(stepObject(child, file));
   }
   return { circuitBreaker: value };
+}
+
+/** Camel's `<loadBalance><roundRobin/><to uri="..."/>...</loadBalance>` (the strategy's options as attributes). */
+function loadBalanceObject(el: Element, file: string): Record<string, unknown> {
+  const value: Record<string, unknown> = { ...el.attributes, steps: [] };
+  for (const child of el.children) {
+    if (['roundRobin', 'random', 'failover', 'weighted'].includes(child.name)) value[child.name] = { ...child.attributes };
+    else (value.steps as unknown[]).push(stepObject(child, file));
+  }
+  return { loadBalance: value };
 }
 
 function parseJsonText(text: string, file: string): unknown {

@@ -10,7 +10,7 @@ import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 // The DSL's shape: these constants are also what lib/config/json-schema.ts describes.
 /** Top-level items; server, backend and observe take the svc.server.*, svc.backend.*, svc.observe.* options. */
 export const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from', 'server', 'backend', 'observe'] as const;
-export const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to', 'circuitBreaker'] as const;
+export const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to', 'circuitBreaker', 'loadBalance'] as const;
 export const EXPRESSIONS = ['constant', 'simple', 'json'] as const;
 /** Keys Camel allows on any route or step (kept for compatibility; they change nothing here). */
 export const COMMON_KEYS = ['id', 'description'] as const;
@@ -25,6 +25,7 @@ export const STEP_KEYS: Record<(typeof STEPS)[number], readonly string[]> = {
   log: ['message', 'logName'],
   to: ['uri', 'parameters'],
   circuitBreaker: ['resilience4jConfiguration', 'steps', 'onFallback'],
+  loadBalance: ['roundRobin', 'random', 'failover', 'weighted', 'steps'],
 };
 
 type Obj = Record<string, unknown>;
@@ -162,6 +163,8 @@ function parseStep(raw: unknown, where: string): StepDefinition {
     }
     case 'circuitBreaker':
       return parseCircuitBreaker(expectObj(value, where, kind), where);
+    case 'loadBalance':
+      return parseLoadBalance(expectObj(value, where, kind), where);
     default:
       throw svcError(Errors.STEP_INVALID, where, `unknown step ${kind}; allowed: ${STEPS.join(', ')} (use the fluent API for process)`);
   }
@@ -182,6 +185,45 @@ function parseCircuitBreaker(value: Obj, where: string): StepDefinition {
     steps: steps.map((s) => parseStep(s, where)),
     ...(isObj(fallback) && { onFallback: (fallback.steps as unknown[]).map((s) => parseStep(s, where)) }),
   };
+}
+
+const BALANCERS = ['roundRobin', 'random', 'failover', 'weighted'] as const;
+
+/** Camel's `loadBalance: { roundRobin: {} | random: {} | failover: { maximumFailoverAttempts } | weighted: { distributionRatio }, steps: [...] }`. */
+function parseLoadBalance(value: Obj, where: string): StepDefinition {
+  const chosen = BALANCERS.filter((b) => value[b] !== undefined);
+  if (chosen.length !== 1) throw svcError(Errors.STEP_INVALID, where, `loadBalance needs one of ${BALANCERS.join(', ')}`);
+  const kind = chosen[0]!;
+  const options = value[kind] === null ? {} : expectObj(value[kind], where, `loadBalance.${kind}`);
+  const steps = value.steps;
+  if (!Array.isArray(steps)) throw svcError(Errors.STEP_INVALID, where, 'loadBalance needs steps (a list of to: endpoints)');
+  return { kind: 'loadBalance', strategy: balancerStrategy(kind, options, where), steps: steps.map((s) => parseStep(s, where)) };
+}
+
+/** A strategy from its DSL options (also read by the XML DSL and the fluent API). */
+export function balancerStrategy(kind: string, options: Readonly<Record<string, unknown>>, where: string): Extract<StepDefinition, { kind: 'loadBalance' }>['strategy'] {
+  switch (kind) {
+    case 'roundRobin':
+    case 'random':
+      onlyKeys({ ...options }, [...COMMON_KEYS], where, kind);
+      return { kind };
+    case 'failover': {
+      onlyKeys({ ...options }, ['maximumFailoverAttempts', 'roundRobin', ...COMMON_KEYS], where, kind);
+      const raw = options.maximumFailoverAttempts ?? -1;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < -1) throw svcError(Errors.STEP_INVALID, where, `failover.maximumFailoverAttempts has invalid value ${JSON.stringify(raw)}; allowed: -1 (every endpoint once) or a count from 0`);
+      return { kind, maximumFailoverAttempts: n };
+    }
+    case 'weighted': {
+      onlyKeys({ ...options }, ['distributionRatio', 'distributionRatioDelimiter', 'roundRobin', ...COMMON_KEYS], where, kind);
+      const delimiter = typeof options.distributionRatioDelimiter === 'string' ? options.distributionRatioDelimiter : ',';
+      const ratios = String(options.distributionRatio ?? '').split(delimiter).map((r) => Number(r.trim()));
+      if (ratios.length === 0 || ratios.some((r) => !Number.isInteger(r) || r < 1 || r > 1000)) throw svcError(Errors.STEP_INVALID, where, `weighted.distributionRatio has invalid value ${JSON.stringify(options.distributionRatio)}; allowed: integers from 1 to 1000, one per endpoint ("4,2,1")`);
+      return { kind, ratios };
+    }
+    default:
+      throw svcError(Errors.STEP_INVALID, where, `loadBalance needs one of ${BALANCERS.join(', ')}`);
+  }
 }
 
 function parseExpression(value: unknown, where: string, step: string): Expression {

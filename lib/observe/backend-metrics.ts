@@ -23,6 +23,9 @@ export function backendFamilies(out: Exposition, backends: BackendContext, withW
   }
   out.family('svc_circuit_breaker_rejected_total', 'counter', 'Calls a circuitBreaker step answered without its steps (open, or half-open with every probe taken), by route.');
   for (const { route, breaker } of backends.breakers) out.sample('svc_circuit_breaker_rejected_total', withWorker(`route="${labelValue(route)}"`), breaker.rejected);
+  out.family('svc_load_balancer_ejected_endpoints', 'gauge', 'Endpoints of each loadBalance step left out for failing 5 calls in a row, by route.');
+  const now = performance.now();
+  for (const { route, balancer } of backends.balancers) out.sample('svc_load_balancer_ejected_endpoints', withWorker(`route="${labelValue(route)}"`), balancer.ejected(now));
 }
 
 const BREAKER_STATES = ['closed', 'open', 'halfOpen'] as const;

@@ -5,7 +5,9 @@ import { deepFreeze } from '../objects.js';
 import { compileBackendStep } from './backend.js';
 import type { BackendContext } from './backend/context.js';
 import type { DirectBus, Route } from './bus.js';
-import { PropertyNames, type Exchange } from './exchange.js';
+import { HeaderNames, PropertyNames, type Exchange } from './exchange.js';
+import { Balancer, loadBalanceStep, type Strategy } from './load-balance.js';
+import { IDEMPOTENCY_KEY_HEADER, maySendAgain } from './backend/retry-safety.js';
 import { CircuitBreaker, circuitBreakerStep, resilience4jConfiguration } from './circuit-breaker.js';
 import { asText, compileSimple, type Evaluator } from './simple.js';
 import { wholeBody } from './streamed-body.js';
@@ -20,7 +22,8 @@ export type StepDefinition =
   | { kind: 'setProperty'; name: string; expression: Expression }
   | { kind: 'log'; message: string; loggerName?: string | undefined }
   | { kind: 'to'; uri: string; parameters?: Record<string, unknown> | undefined }
-  | { kind: 'circuitBreaker'; configuration?: Record<string, unknown> | undefined; steps: StepDefinition[]; onFallback?: StepDefinition[] | undefined };
+  | { kind: 'circuitBreaker'; configuration?: Record<string, unknown> | undefined; steps: StepDefinition[]; onFallback?: StepDefinition[] | undefined }
+  | { kind: 'loadBalance'; strategy: Strategy; steps: StepDefinition[] };
 
 export interface RouteDefinition {
   /** `direct:<name>`. */
@@ -114,6 +117,8 @@ function compileStep(step: StepDefinition, ctx: StepContext, last: boolean): Ste
       return compileTo(step.uri, step.parameters, ctx, last);
     case 'circuitBreaker':
       return compileCircuitBreaker(step, ctx);
+    case 'loadBalance':
+      return compileLoadBalance(step, ctx);
   }
 }
 
@@ -129,6 +134,24 @@ function compileCircuitBreaker(step: Extract<StepDefinition, { kind: 'circuitBre
   const { backends } = ctx;
   backends.breakers.push({ route: ctx.routeName, breaker });
   return circuitBreakerStep(breaker, compile(step.steps), fallback, (ex, status) => backends.retrySafety(ex.properties[PropertyNames.OPERATION_ID])?.declares(status) === true);
+}
+
+/** Each endpoint a `to: http(s)://` step of its own; answers read whole (the balancer judges them). */
+function compileLoadBalance(step: Extract<StepDefinition, { kind: 'loadBalance' }>, ctx: StepContext): Step {
+  const where = `loadBalance in ${ctx.routeName}`;
+  if (step.steps.length < 2 || step.steps.some((s) => s.kind !== 'to' || !/^https?:\/\//i.test(s.uri))) throw new Error(`${where}: needs two or more to: http(s):// steps, and nothing else`);
+  const { strategy } = step;
+  if (strategy.kind === 'weighted' && strategy.ratios.length !== step.steps.length) throw new Error(`${where}: distributionRatio has ${strategy.ratios.length} values for ${step.steps.length} endpoints`);
+  const balancer = new Balancer(step.steps.map((s) => afterWholeBody(compileStep(s, ctx, false))), strategy);
+  const { backends } = ctx;
+  backends.balancers.push({ route: ctx.routeName, balancer });
+  const safety = (ex: Exchange) => backends.retrySafety(ex.properties[PropertyNames.OPERATION_ID]);
+  const failedAnswer = (ex: Exchange): boolean => {
+    const status = Number(ex.message.headers.get(HeaderNames.RESPONSE_CODE));
+    return status >= 500 && status <= 599 && safety(ex)?.declares(status) !== true;
+  };
+  const maySend = (ex: Exchange): boolean => maySendAgain(String(ex.message.headers.get(HeaderNames.METHOD) ?? 'GET').toUpperCase(), safety(ex), ex.message.headers.get(IDEMPOTENCY_KEY_HEADER));
+  return loadBalanceStep(balancer, failedAnswer, maySend);
 }
 
 function compileTo(uri: string, parameters: Record<string, unknown> | undefined, ctx: StepContext, last: boolean): Step {

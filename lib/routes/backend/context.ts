@@ -32,6 +32,8 @@ export interface BackendContext {
   readonly logger: Logger | undefined;
   /** The circuitBreaker steps of the routes (for metrics), registered as they are compiled. */
   readonly breakers: { route: string; breaker: BreakerView }[];
+  /** The loadBalance steps of the routes (for metrics and readiness). */
+  readonly balancers: { route: string; balancer: { readonly size: number; ejected(now: number): number } }[];
 }
 
 /** What metrics read of a circuit breaker (lib/routes/circuit-breaker.ts). */
@@ -53,6 +55,7 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
     logger,
     origins,
     breakers: [],
+    balancers: [],
     origin(origin) {
       let stats = origins.get(origin);
       if (stats === undefined) origins.set(origin, (stats = new OriginStats(options)));

@@ -14,6 +14,19 @@ export interface BackendOptions {
   exposeOrigin: boolean;
   /** Comma-separated origins besides a route's own that followRedirects may lead to (an endpoint's own option replaces it). */
   redirectOrigins: string;
+  /** Retries of a request the contract makes safe to send again (retry.ts); 0: none, and nothing is paid for them. */
+  retries: number;
+  /** Backoff before a retry: decorrelated jitter from retryDelay up to retryMaxDelay (also the most of a Retry-After honoured). */
+  retryDelay: number;
+  retryMaxDelay: number;
+  /** Finagle's retry budget per backend origin: retries at most this percent of the requests of the last 10 s ... */
+  retryBudgetPercent: number;
+  /** ... plus this many retries a second. */
+  retryBudgetMinPerSecond: number;
+  /** A streamed request body is kept for a retry up to this size; a larger one is not retried. */
+  maxRetryBodySize: number;
+  /** The whole request across its retries, until the answer's head; undefined: the endpoint's `timeout`. */
+  requestTimeout: number | undefined;
 }
 
 export const BACKEND_DEFAULTS: BackendOptions = {
@@ -27,4 +40,11 @@ export const BACKEND_DEFAULTS: BackendOptions = {
   queueTimeout: 10_000,
   exposeOrigin: false,
   redirectOrigins: '',
+  retries: 2,
+  retryDelay: 25,
+  retryMaxDelay: 250,
+  retryBudgetPercent: 20,
+  retryBudgetMinPerSecond: 10,
+  maxRetryBodySize: 64 * 1024,
+  requestTimeout: undefined,
 };

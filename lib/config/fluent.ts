@@ -1,11 +1,11 @@
 // The fluent API (docs/configuration.md): a class extending RouteBuilder whose configure() declares everything.
 import { Errors, svcError } from '../util/errors.js';
 import type { Exchange } from '../message/exchange.js';
-import type { Expression, RouteDefinition } from './route-definitions.js';
+import type { Expression, RouteDefinition, StepDefinition } from './route-definitions.js';
 import { setOwn } from '../util/objects.js';
 import type { SecurityHandler } from './security-handler.js';
 import { oauthProfileKeys, setCorsHeader, setOption, type FacadeConfig, type ObserveOptions, type OpenApiOptions, type RestOptions, type Section, type SectionInput } from './model.js';
-import { applyConsumerUri, applyOpenApi } from './yaml-dsl.js';
+import { applyConsumerUri, applyOpenApi, balancerStrategy } from './yaml-dsl.js';
 
 export const constant = (value: unknown): Expression => ({ constant: value });
 export const simple = (template: string): Expression => ({ simple: template });
@@ -138,6 +138,15 @@ export class BackendDefinition extends OptionsDefinition<'backend'> {
   exposeOrigin(on: boolean): this { return this.set('exposeOrigin', on); }
   /** Origins besides a route's own that followRedirects may lead to. */
   redirectOrigins(...origins: string[]): this { return this.set('redirectOrigins', origins.join(',')); }
+  /** Retries of a request the contract makes safe to send again (0: none). */
+  retries(count: number): this { return this.set('retries', count); }
+  retryDelay(duration: number | string): this { return this.set('retryDelay', duration); }
+  retryMaxDelay(duration: number | string): this { return this.set('retryMaxDelay', duration); }
+  retryBudgetPercent(percent: number): this { return this.set('retryBudgetPercent', percent); }
+  retryBudgetMinPerSecond(count: number): this { return this.set('retryBudgetMinPerSecond', count); }
+  maxRetryBodySize(size: number | string): this { return this.set('maxRetryBodySize', size); }
+  /** The whole request across its retries (default: the timeout) → 504 when spent. */
+  requestTimeout(duration: number | string): this { return this.set('requestTimeout', duration); }
 }
 
 /** `this.observe()`: health, metrics and log options (`svc.observe.*`). */
@@ -199,35 +208,96 @@ export class OAuthProfileDefinition {
 }
 
 export class RouteDefinitionBuilder {
-  constructor(private readonly route: RouteDefinition) {}
+  /** Where steps go: the route's, or those of an open circuitBreaker (or its onFallback) until end(). */
+  private readonly targets: StepDefinition[][];
+
+  constructor(private readonly route: RouteDefinition) {
+    this.targets = [route.steps];
+  }
+
+  private get steps(): StepDefinition[] {
+    return this.targets[this.targets.length - 1]!;
+  }
+
+  /**
+   * Camel's circuitBreaker EIP: the steps that follow (to end(), or to onFallback()) run while the breaker
+   * is closed; `configuration` takes Camel's resilience4jConfiguration keys (failureRateThreshold, ...).
+   */
+  circuitBreaker(configuration?: Record<string, string | number | boolean>): this {
+    const step: Extract<StepDefinition, { kind: 'circuitBreaker' }> = { kind: 'circuitBreaker', configuration, steps: [] };
+    this.steps.push(step);
+    this.targets.push(step.steps);
+    return this;
+  }
+
+  /** The steps that follow (to end()) answer when the breaker is open or its steps failed. */
+  onFallback(): this {
+    // The open breaker is the last step of the list around it, and its steps are where steps go now.
+    const breaker = this.targets[this.targets.length - 2]?.at(-1);
+    if (breaker?.kind !== 'circuitBreaker' || breaker.steps !== this.steps) throw svcError(Errors.CONFIG_FILE, this.route.source, 'onFallback() belongs after circuitBreaker() and its steps');
+    breaker.onFallback = [];
+    this.targets[this.targets.length - 1] = breaker.onFallback;
+    return this;
+  }
+
+  /**
+   * Camel's loadBalance EIP over the `to(http...)` steps that follow, to end(): roundRobin unless a strategy
+   * method follows (`.loadBalance().failover(2).to(a).to(b).end()`).
+   */
+  loadBalance(): this {
+    const step: Extract<StepDefinition, { kind: 'loadBalance' }> = { kind: 'loadBalance', strategy: { kind: 'roundRobin' }, steps: [] };
+    this.steps.push(step);
+    this.targets.push(step.steps);
+    return this;
+  }
+  roundRobin(): this { return this.strategy('roundRobin', {}); }
+  random(): this { return this.strategy('random', {}); }
+  /** -1 (the default): every other endpoint once. */
+  failover(maximumFailoverAttempts = -1): this { return this.strategy('failover', { maximumFailoverAttempts }); }
+  /** One integer per endpoint, in order: `weighted('4,2,1')`. */
+  weighted(distributionRatio: string): this { return this.strategy('weighted', { distributionRatio }); }
+
+  private strategy(kind: string, options: Record<string, unknown>): this {
+    const step = this.targets[this.targets.length - 2]?.at(-1);
+    if (step?.kind !== 'loadBalance' || step.steps !== this.steps) throw svcError(Errors.CONFIG_FILE, this.route.source, `${kind}() belongs right after loadBalance()`);
+    step.strategy = balancerStrategy(kind, options, this.route.source);
+    return this;
+  }
+
+  /** Ends the circuitBreaker (or its onFallback) or the loadBalance. */
+  end(): this {
+    if (this.targets.length === 1) throw svcError(Errors.CONFIG_FILE, this.route.source, 'end() without an open circuitBreaker()');
+    this.targets.pop();
+    return this;
+  }
 
   process(fn: (ex: Exchange) => unknown): this {
-    this.route.steps.push({ kind: 'process', fn });
+    this.steps.push({ kind: 'process', fn });
     return this;
   }
   setBody(expression: ExpressionLike): this {
-    this.route.steps.push({ kind: 'setBody', expression });
+    this.steps.push({ kind: 'setBody', expression });
     return this;
   }
   setHeader(name: string, expression: ExpressionLike): this {
-    this.route.steps.push({ kind: 'setHeader', name, expression });
+    this.steps.push({ kind: 'setHeader', name, expression });
     return this;
   }
   removeHeader(name: string): this {
-    this.route.steps.push({ kind: 'removeHeader', name });
+    this.steps.push({ kind: 'removeHeader', name });
     return this;
   }
   setProperty(name: string, expression: ExpressionLike): this {
-    this.route.steps.push({ kind: 'setProperty', name, expression });
+    this.steps.push({ kind: 'setProperty', name, expression });
     return this;
   }
   log(message: string): this {
-    this.route.steps.push({ kind: 'log', message });
+    this.steps.push({ kind: 'log', message });
     return this;
   }
   /** `parameters`: endpoint options (for http(s): timeout, connectTimeout, ...), as in the URI query. */
   to(uri: string, parameters?: Record<string, string | number | boolean>): this {
-    this.route.steps.push(parameters === undefined ? { kind: 'to', uri } : { kind: 'to', uri, parameters });
+    this.steps.push(parameters === undefined ? { kind: 'to', uri } : { kind: 'to', uri, parameters });
     return this;
   }
 }

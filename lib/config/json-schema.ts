@@ -124,12 +124,19 @@ const STEP_KEY_VALUES: Record<string, Schema> = {
   logName: { type: 'string' },
   uri: ref('toUri'),
   parameters: { type: 'object', description: 'endpoint options, as in the URI query (timeout, connectTimeout, forwardPath...)' },
+  steps: { type: 'array', items: ref('step') },
+  resilience4jConfiguration: { type: 'object', description: "Camel's keys: failureRateThreshold, slidingWindowSize, minimumNumberOfCalls, waitDurationInOpenState, permittedNumberOfCallsInHalfOpenState, timeoutEnabled, timeoutDuration" },
+  roundRobin: { type: ['object', 'null'] },
+  random: { type: ['object', 'null'] },
+  failover: { type: ['object', 'null'], properties: { maximumFailoverAttempts: { type: ['integer', 'string'] }, roundRobin: { type: ['boolean', 'string'] } } },
+  weighted: { type: 'object', properties: { distributionRatio: { type: 'string' }, distributionRatioDelimiter: { type: 'string' }, roundRobin: { type: ['boolean', 'string'] } }, required: ['distributionRatio'] },
+  onFallback: { type: 'object', properties: { steps: { type: 'array', items: ref('step') }, id: { type: 'string' } }, additionalProperties: false },
   id: { type: 'string' },
   description: { type: 'string' },
 };
 
 /** The keys a step's mapping must have; those with an expression need exactly one (parseExpression). */
-const STEP_REQUIRED: Partial<Record<(typeof STEPS)[number], string[]>> = { setHeader: ['name'], setProperty: ['name'], removeHeader: ['name'], log: ['message'], to: ['uri'] };
+const STEP_REQUIRED: Partial<Record<(typeof STEPS)[number], string[]>> = { setHeader: ['name'], setProperty: ['name'], removeHeader: ['name'], log: ['message'], to: ['uri'], circuitBreaker: ['steps'], loadBalance: ['steps'] };
 /** Steps that may be written as one string: `removeHeader: X-Temp`, `log: text`, `to: http://...`. */
 const STEP_SHORTHAND: Partial<Record<(typeof STEPS)[number], Schema>> = { removeHeader: { type: 'string', minLength: 1 }, log: { type: 'string' }, to: ref('toUri') };
 

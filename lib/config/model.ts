@@ -90,6 +90,13 @@ export const OPTION_TABLE = {
     queueTimeout: duration,
     exposeOrigin: bool,
     redirectOrigins: str,
+    retries: { kind: 'int', min: 0, max: 10 },
+    retryDelay: duration,
+    retryMaxDelay: duration,
+    retryBudgetPercent: { kind: 'int', min: 0, max: 1000 },
+    retryBudgetMinPerSecond: { kind: 'int', min: 0, max: 100000 },
+    maxRetryBodySize: { kind: 'size' },
+    requestTimeout: duration,
   },
   // Operations (lib/observe/): health, metrics, request logs.
   observe: {

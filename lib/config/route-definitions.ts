@@ -11,7 +11,12 @@ export type StepDefinition =
   | { kind: 'removeHeader'; name: string }
   | { kind: 'setProperty'; name: string; expression: Expression }
   | { kind: 'log'; message: string; loggerName?: string | undefined }
-  | { kind: 'to'; uri: string; parameters?: Record<string, unknown> | undefined };
+  | { kind: 'to'; uri: string; parameters?: Record<string, unknown> | undefined }
+  | { kind: 'circuitBreaker'; configuration?: Record<string, unknown> | undefined; steps: StepDefinition[]; onFallback?: StepDefinition[] | undefined }
+  | { kind: 'loadBalance'; strategy: Strategy; steps: StepDefinition[] };
+
+/** How a `loadBalance` step picks among its endpoints (lib/routes/load-balance.ts). */
+export type Strategy = { kind: 'roundRobin' } | { kind: 'random' } | { kind: 'weighted'; ratios: number[] } | { kind: 'failover'; maximumFailoverAttempts: number };
 
 export interface RouteDefinition {
   /** `direct:<name>`. */

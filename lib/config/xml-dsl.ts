@@ -101,6 +101,8 @@ function applyRoute(config: FacadeConfig, el: Element, file: string): void {
  * text, so a `<json>` expression is parsed here: it holds a JSON value, as `json:` does in YAML.
  */
 function stepObject(el: Element, file: string): Record<string, unknown> {
+  if (el.name === 'circuitBreaker') return circuitBreakerObject(el, file);
+  if (el.name === 'loadBalance') return loadBalanceObject(el, file);
   const value: Record<string, unknown> = { ...el.attributes };
   for (const child of el.children) value[child.name] = child.name === 'json' ? parseJsonText(child.text, file) : child.text;
   if (el.name === 'log' && value.message === undefined) value.message = el.text.trim();
@@ -110,6 +112,27 @@ function stepObject(el: Element, file: string): Record<string, unknown> {
     delete value.headerName;
   }
   return { [el.name]: value };
+}
+
+/** Camel's `<circuitBreaker><resilience4jConfiguration .../>steps<onFallback>steps</onFallback></circuitBreaker>`. */
+function circuitBreakerObject(el: Element, file: string): Record<string, unknown> {
+  const value: Record<string, unknown> = { ...el.attributes, steps: [] };
+  for (const child of el.children) {
+    if (child.name === 'resilience4jConfiguration') value.resilience4jConfiguration = { ...child.attributes };
+    else if (child.name === 'onFallback') value.onFallback = { steps: child.children.map((c) => stepObject(c, file)) };
+    else (value.steps as unknown[]).push(stepObject(child, file));
+  }
+  return { circuitBreaker: value };
+}
+
+/** Camel's `<loadBalance><roundRobin/><to uri="..."/>...</loadBalance>` (the strategy's options as attributes). */
+function loadBalanceObject(el: Element, file: string): Record<string, unknown> {
+  const value: Record<string, unknown> = { ...el.attributes, steps: [] };
+  for (const child of el.children) {
+    if (['roundRobin', 'random', 'failover', 'weighted'].includes(child.name)) value[child.name] = { ...child.attributes };
+    else (value.steps as unknown[]).push(stepObject(child, file));
+  }
+  return { loadBalance: value };
 }
 
 function parseJsonText(text: string, file: string): unknown {

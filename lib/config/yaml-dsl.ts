@@ -10,7 +10,7 @@ import { resolvePlaceholders, type PropertyLookup } from './placeholders.js';
 // The DSL's shape: these constants are also what lib/config/json-schema.ts describes.
 /** Top-level items; server, backend, observe, security and cors take the svc.server.*, svc.backend.*, svc.observe.*, svc.security.*, svc.cors.* options. */
 export const TOP_LEVEL = ['restConfiguration', 'rest', 'route', 'from', 'server', 'backend', 'observe', 'security', 'cors'] as const;
-export const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to'] as const;
+export const STEPS = ['setBody', 'setHeader', 'removeHeader', 'setProperty', 'log', 'to', 'circuitBreaker', 'loadBalance'] as const;
 export const EXPRESSIONS = ['constant', 'simple', 'json'] as const;
 /** Keys Camel allows on any route or step (kept for compatibility; they change nothing here). */
 export const COMMON_KEYS = ['id', 'description'] as const;
@@ -26,6 +26,8 @@ export const STEP_KEYS: Record<(typeof STEPS)[number], readonly string[]> = {
   removeHeader: ['name'],
   log: ['message', 'logName'],
   to: ['uri', 'parameters'],
+  circuitBreaker: ['resilience4jConfiguration', 'steps', 'onFallback'],
+  loadBalance: ['roundRobin', 'random', 'failover', 'weighted', 'steps'],
 };
 
 type Obj = Record<string, unknown>;
@@ -170,8 +172,68 @@ function parseStep(raw: unknown, where: string): StepDefinition {
       if (!isObj(parameters)) throw svcError(Errors.STEP_INVALID, where, 'to.parameters must be a mapping of endpoint options');
       return { kind, uri, parameters };
     }
+    case 'circuitBreaker':
+      return parseCircuitBreaker(expectObj(value, where, kind), where);
+    case 'loadBalance':
+      return parseLoadBalance(expectObj(value, where, kind), where);
     default:
       throw svcError(Errors.STEP_INVALID, where, `unknown step ${kind}; allowed: ${STEPS.join(', ')} (use the fluent API for process)`);
+  }
+}
+
+/** Camel's `circuitBreaker: { resilience4jConfiguration: {...}, steps: [...], onFallback: { steps: [...] } }`. */
+function parseCircuitBreaker(value: Obj, where: string): StepDefinition {
+  const steps = value.steps;
+  if (!Array.isArray(steps) || steps.length === 0) throw svcError(Errors.STEP_INVALID, where, 'circuitBreaker needs steps (a list)');
+  const configuration = value.resilience4jConfiguration;
+  if (configuration !== undefined && !isObj(configuration)) throw svcError(Errors.STEP_INVALID, where, 'circuitBreaker.resilience4jConfiguration must be a mapping');
+  const fallback = value.onFallback;
+  if (fallback !== undefined && (!isObj(fallback) || !Array.isArray(fallback.steps))) throw svcError(Errors.STEP_INVALID, where, 'circuitBreaker.onFallback must be a mapping with steps (a list)');
+  if (isObj(fallback)) onlyKeys(fallback, ['steps', ...COMMON_KEYS], where, 'onFallback');
+  return {
+    kind: 'circuitBreaker',
+    configuration,
+    steps: steps.map((s) => parseStep(s, where)),
+    ...(isObj(fallback) && { onFallback: (fallback.steps as unknown[]).map((s) => parseStep(s, where)) }),
+  };
+}
+
+const BALANCERS = ['roundRobin', 'random', 'failover', 'weighted'] as const;
+
+/** Camel's `loadBalance: { roundRobin: {} | random: {} | failover: { maximumFailoverAttempts } | weighted: { distributionRatio }, steps: [...] }`. */
+function parseLoadBalance(value: Obj, where: string): StepDefinition {
+  const chosen = BALANCERS.filter((b) => value[b] !== undefined);
+  if (chosen.length !== 1) throw svcError(Errors.STEP_INVALID, where, `loadBalance needs one of ${BALANCERS.join(', ')}`);
+  const kind = chosen[0]!;
+  const options = value[kind] === null ? {} : expectObj(value[kind], where, `loadBalance.${kind}`);
+  const steps = value.steps;
+  if (!Array.isArray(steps)) throw svcError(Errors.STEP_INVALID, where, 'loadBalance needs steps (a list of to: endpoints)');
+  return { kind: 'loadBalance', strategy: balancerStrategy(kind, options, where), steps: steps.map((s) => parseStep(s, where)) };
+}
+
+/** A strategy from its DSL options (also read by the XML DSL and the fluent API). */
+export function balancerStrategy(kind: string, options: Readonly<Record<string, unknown>>, where: string): Extract<StepDefinition, { kind: 'loadBalance' }>['strategy'] {
+  switch (kind) {
+    case 'roundRobin':
+    case 'random':
+      onlyKeys({ ...options }, [...COMMON_KEYS], where, kind);
+      return { kind };
+    case 'failover': {
+      onlyKeys({ ...options }, ['maximumFailoverAttempts', 'roundRobin', ...COMMON_KEYS], where, kind);
+      const raw = options.maximumFailoverAttempts ?? -1;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < -1) throw svcError(Errors.STEP_INVALID, where, `failover.maximumFailoverAttempts has invalid value ${JSON.stringify(raw)}; allowed: -1 (every endpoint once) or a count from 0`);
+      return { kind, maximumFailoverAttempts: n };
+    }
+    case 'weighted': {
+      onlyKeys({ ...options }, ['distributionRatio', 'distributionRatioDelimiter', 'roundRobin', ...COMMON_KEYS], where, kind);
+      const delimiter = typeof options.distributionRatioDelimiter === 'string' ? options.distributionRatioDelimiter : ',';
+      const ratios = String(options.distributionRatio ?? '').split(delimiter).map((r) => Number(r.trim()));
+      if (ratios.length === 0 || ratios.some((r) => !Number.isInteger(r) || r < 1 || r > 1000)) throw svcError(Errors.STEP_INVALID, where, `weighted.distributionRatio has invalid value ${JSON.stringify(options.distributionRatio)}; allowed: integers from 1 to 1000, one per endpoint ("4,2,1")`);
+      return { kind, ratios };
+    }
+    default:
+      throw svcError(Errors.STEP_INVALID, where, `loadBalance needs one of ${BALANCERS.join(', ')}`);
   }
 }
 

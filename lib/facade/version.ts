@@ -15,6 +15,7 @@ import { registerSpecEndpoints } from '../publish/spec-endpoint.js';
 import type { Logger } from '../util/log.js';
 import { mockFeature } from '../mock/mock.js';
 import { createBackendContext, type BackendContext } from '../routes/backend/context.js';
+import { retrySafetyTable } from '../routes/backend/retry-safety.js';
 import { DirectBus } from '../routes/bus.js';
 import type { Exchange } from '../message/exchange.js';
 import { compileRoute } from '../routes/steps.js';
@@ -22,6 +23,7 @@ import { checkOrphanRoutes } from '../routes/orphans.js';
 import { bindTypedRoutes } from '../routes/typed.js';
 import { compileOperationRuntime, echoBody } from './runtime.js';
 import { Observation, type Endpoints } from '../observe/observation.js';
+import { backendFamilies } from '../routes/backend/metrics.js';
 import { consumerStages } from '../security/components.js';
 import { principalHeaderName } from '../security/principal-header.js';
 import { compileContractSecurity, securedOperationCount, unenforcedSecurityWarning } from '../security/contract-security.js';
@@ -57,7 +59,7 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
 
   const bus = new DirectBus();
   const serverOptions = resolvedServerOptions(config);
-  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir, principalHeaderName(config.security.principalHeader), logger, resolvedTlsOptions(config).forwardClientCert);
+  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir, principalHeaderName(config.security.principalHeader), logger, resolvedTlsOptions(config).forwardClientCert, retrySafetyTable(table.operations));
   bindTypedRoutes(config, table.operations, contract);
   for (const def of config.routes) {
     try {
@@ -94,6 +96,7 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
   const runtimes = new Map<unknown, Operation>();
   const ctx: FeatureContext = { config, contract, basePath, logger, serverOptions };
   const observation = new Observation(config, logger);
+  observation.metrics?.families.push((out, withWorker) => backendFamilies(out, backends, withWorker));
   // Validation (ajv for two dialects) is imported only when it is on: that is a tenth of a second of startup.
   const validating = config.rest.clientRequestValidation === true || config.rest.clientResponseValidation === true;
   const features: Feature[] = [

@@ -70,6 +70,8 @@ export class FacadeMetrics {
   private readonly startTime = Math.round(Date.now() / 1000 - process.uptime());
   /** Families of the listeners (TLS certificates), which outlive a version's metrics across reloads. */
   private readonly listenerFamilies: ((out: Exposition) => void)[] = [];
+  /** More families rendered with every scrape (the backends', backend-metrics.ts), given the worker label. */
+  readonly families: ((out: Exposition, withWorkerLabel: (labels: string) => string) => void)[] = [];
 
   constructor() {
     this.loopDelay.enable();
@@ -114,6 +116,7 @@ export class FacadeMetrics {
     out.sample('svc_http_unmatched_requests_total', withWorker('status="404"'), this.notFound);
     out.sample('svc_http_unmatched_requests_total', withWorker('status="405"'), this.methodNotAllowed);
     for (const write of this.listenerFamilies) write(out);
+    for (const add of this.families) add(out, withWorker);
     this.processFamilies(out);
     return out.text();
   }

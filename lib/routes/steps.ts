@@ -5,7 +5,10 @@ import { deepFreeze } from '../util/objects.js';
 import { compileBackendStep } from './backend/step.js';
 import type { BackendContext } from './backend/context.js';
 import type { DirectBus, Route } from './bus.js';
-import type { Exchange } from '../message/exchange.js';
+import { HeaderNames, PropertyNames, type Exchange } from '../message/exchange.js';
+import { Balancer, loadBalanceStep } from './load-balance.js';
+import { IDEMPOTENCY_KEY_HEADER, maySendAgain } from './backend/retry-safety.js';
+import { CircuitBreaker, circuitBreakerStep, resilience4jConfiguration } from './circuit-breaker.js';
 import { asText, compileSimple, type Evaluator } from './simple.js';
 import { wholeBody } from '../message/streamed-body.js';
 import type { Expression, RouteDefinition, StepDefinition } from '../config/route-definitions.js';
@@ -94,7 +97,43 @@ function compileStep(step: StepDefinition, ctx: StepContext, last: boolean): Ste
     }
     case 'to':
       return compileTo(step.uri, step.parameters, ctx, last);
+    case 'circuitBreaker':
+      return compileCircuitBreaker(step, ctx);
+    case 'loadBalance':
+      return compileLoadBalance(step, ctx);
   }
+}
+
+/** The breaker's steps and fallback compiled as sub-routes; their answers are read whole (the breaker judges them). */
+function compileCircuitBreaker(step: Extract<StepDefinition, { kind: 'circuitBreaker' }>, ctx: StepContext): Step {
+  const where = `circuitBreaker in ${ctx.routeName}`;
+  const breaker = new CircuitBreaker(resilience4jConfiguration(step.configuration, where));
+  const compile = (steps: readonly StepDefinition[]): ((ex: Exchange) => void | Promise<void>) => {
+    const compiled = steps.map((s) => (collectsBody(s) ? afterWholeBody(compileStep(s, ctx, false)) : compileStep(s, ctx, false)));
+    return (ex) => runSteps(compiled, ex, 0);
+  };
+  const fallback = step.onFallback === undefined ? undefined : compile(step.onFallback);
+  const { backends } = ctx;
+  backends.breakers.push({ route: ctx.routeName, breaker });
+  return circuitBreakerStep(breaker, compile(step.steps), fallback, (ex, status) => backends.retrySafety(ex.properties[PropertyNames.OPERATION_ID])?.declares(status) === true);
+}
+
+/** Each endpoint a `to: http(s)://` step of its own; answers read whole (the balancer judges them). */
+function compileLoadBalance(step: Extract<StepDefinition, { kind: 'loadBalance' }>, ctx: StepContext): Step {
+  const where = `loadBalance in ${ctx.routeName}`;
+  if (step.steps.length < 2 || step.steps.some((s) => s.kind !== 'to' || !/^https?:\/\//i.test(s.uri))) throw new Error(`${where}: needs two or more to: http(s):// steps, and nothing else`);
+  const { strategy } = step;
+  if (strategy.kind === 'weighted' && strategy.ratios.length !== step.steps.length) throw new Error(`${where}: distributionRatio has ${strategy.ratios.length} values for ${step.steps.length} endpoints`);
+  const balancer = new Balancer(step.steps.map((s) => afterWholeBody(compileStep(s, ctx, false))), strategy);
+  const { backends } = ctx;
+  backends.balancers.push({ route: ctx.routeName, balancer });
+  const safety = (ex: Exchange) => backends.retrySafety(ex.properties[PropertyNames.OPERATION_ID]);
+  const failedAnswer = (ex: Exchange): boolean => {
+    const status = Number(ex.message.headers.get(HeaderNames.RESPONSE_CODE));
+    return status >= 500 && status <= 599 && safety(ex)?.declares(status) !== true;
+  };
+  const maySend = (ex: Exchange): boolean => maySendAgain(String(ex.message.headers.get(HeaderNames.METHOD) ?? 'GET').toUpperCase(), safety(ex), ex.message.headers.get(IDEMPOTENCY_KEY_HEADER));
+  return loadBalanceStep(balancer, failedAnswer, maySend);
 }
 
 function compileTo(uri: string, parameters: Record<string, unknown> | undefined, ctx: StepContext, last: boolean): Step {

@@ -63,6 +63,7 @@ export const Errors = {
   BACKEND_TIMEOUT: def('SVC_BACKEND_TIMEOUT', 504, 'The backend%s did not answer in time.'),
   BACKEND_RESPONSE_TOO_LARGE: def('SVC_BACKEND_RESPONSE_TOO_LARGE', 502, 'The backend%s answered with a body over the limit of %s bytes.'),
   BACKEND_BUSY: def('SVC_BACKEND_BUSY', 503, 'The backend is busy: no connection to it became free within %s ms. Retry later.'),
+  CIRCUIT_OPEN: def('SVC_CIRCUIT_OPEN', 503, 'The backend is failing: calls to it are suspended for %s s. Retry later.'),
   BODY_NOT_FORWARDED: def('SVC_BODY_NOT_FORWARDED', 400, 'A %s request cannot carry a body (RFC 9110 gives it no meaning): send it without Transfer-Encoding and without a Content-Length above 0.'),
   NO_ROUTE: def('SVC_NO_ROUTE', 500, 'No consumer on endpoint direct:%s.'),
   UNAUTHORIZED: def('SVC_UNAUTHORIZED', 401, '%s'),

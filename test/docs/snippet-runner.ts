@@ -18,8 +18,8 @@
 // The README's scratch folder is a reader's project: node_modules/svc-facade is this repository (as `npm install
 // ../svc-facade` makes it), node_modules/tsx and node_modules/.bin/svc-facade are there. A docs page's scratch
 // folder stands for the root of a clone (dist/, spec/, svc-mock/, config.yaml linked). Commands run with the
-// facade's port given by SVC_SERVER_PORT and PORT (curl's localhost:8080 is rewritten to it), and ports 9000 and
-// 9876 replaced by free ones, so pages never need fixed ports and tests can run side by side.
+// facade's port given by SVC_SERVER_PORT and PORT (curl's localhost:8080 is rewritten to it), and ports 9000,
+// 9001 and 9876 replaced by free ones, so pages never need fixed ports and tests can run side by side.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -168,15 +168,15 @@ export function cloneView(): string {
   return dir;
 }
 
-/** The fixed ports pages name (a backend's 9000, the Kubernetes manifest's management port 9876), each with a free one. */
+/** The fixed ports pages name (a backend's 9000, a second backend's 9001, the Kubernetes manifest's management port 9876), each with a free one. */
 export type FixedPorts = Readonly<Record<string, string>>;
 
 export async function fixedPorts(): Promise<FixedPorts> {
-  return { '9000': String(await freePort()), '9876': String(await freePort()) };
+  return { '9000': String(await freePort()), '9001': String(await freePort()), '9876': String(await freePort()) };
 }
 
 export function withFreePorts(text: string, fixed: FixedPorts): string {
-  return text.replace(/\b(9000|9876)\b/g, (port) => fixed[port]!);
+  return text.replace(/\b(9000|9001|9876)\b/g, (port) => fixed[port]!);
 }
 
 /** Runs the snippets of one page in `dir` (written files go there, commands run there); resolves to how many ran. */

@@ -1,7 +1,7 @@
 // Every example runs exactly as its README says (issue 24): each examples/NAME folder is copied into a clone
 // (linked: dist/, spec/, deploy/, node_modules/) and its README's marked commands are run there by the snippet
 // runner (test/docs/snippet-runner.ts): servers started, curl lines sent, their printed answers compared.
-// Port 9000 (a backend) and 9876 (a management port) become free ports in the copy, files and commands alike.
+// Ports 9000 and 9001 (backends) and 9876 (a management port) become free ports in the copy, files and commands alike.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -55,18 +55,24 @@ test('a pooled connection closed by the backend without an answer: GET is sent a
   }
 });
 
-test('a new connection closed by the backend without an answer is a 502 for a GET too, sent once', async () => {
+test('a new connection closed by the backend without an answer is a 502 for a GET too: sent once with retries=0, three times with the default retries (docs/sidecar.md#retries-and-time-limits)', async () => {
   let requests = 0;
   const backend = await httpBackend((req) => {
     requests++;
     req.socket.destroy();
   });
-  const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', routes: { getPetById: [{ kind: 'to', uri: `${backend.origin}/pet` }] } });
   try {
-    assert.equal((await fetch(`${running.origin}/api/v3/pet/1`)).status, 502);
-    assert.equal(requests, 1);
+    for (const [backendOptions, expected] of [[{ retries: 0 }, 1], [{}, 3]] as const) {
+      requests = 0;
+      const running = await serve({ specification: PETSTORE, missingOperation: 'ignore', backend: backendOptions, routes: { getPetById: [{ kind: 'to', uri: `${backend.origin}/pet` }] } });
+      try {
+        assert.equal((await fetch(`${running.origin}/api/v3/pet/1`)).status, 502);
+        assert.equal(requests, expected);
+      } finally {
+        await running.close();
+      }
+    }
   } finally {
-    await running.close();
     await backend.close();
   }
 });

@@ -7,7 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { Errors, SvcError, svcError } from '../../util/errors.js';
 import { hasBody } from '../../http/body.js';
-import { HeaderNames, type Exchange } from '../../message/exchange.js';
+import { HeaderNames, PropertyNames, type Exchange } from '../../message/exchange.js';
 import { StreamedBody, takeArrived } from '../../message/streamed-body.js';
 import { readBackendBody } from './body.js';
 import { QueueTimeout, type BackendContext, type BackendPool } from './context.js';
@@ -19,21 +19,25 @@ import { checkedHop } from './redirect-guard.js';
 import { redirectTarget, type Hop } from './redirects.js';
 import { REQUEST_ID_HEADER } from '../../message/request-id.js';
 import { BackendAnswer, responseHeaders } from './response.js';
+import { KeptBody } from './kept-body.js';
+import type { OriginStats } from './origin-stats.js';
+import { CallRetries, failureKind, type FailureKind } from './retry.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_METHODS, maySendAgain, RETRIED_STATUSES, type RetrySafety } from './retry-safety.js';
 
 const METHOD = HeaderNames.METHOD;
 const PATH = HeaderNames.PATH;
 const QUERY = HeaderNames.QUERY;
 
-/** Why a call was cut short by the facade itself (otherwise the backend failed it: 502). */
-type Cut = 'timeout' | 'client' | 'tooLarge';
+/** Why a call was cut short by the facade itself (otherwise the backend failed it: 502); `deadline`: requestTimeout spent. */
+type Cut = 'timeout' | 'client' | 'tooLarge' | 'deadline';
 
 /**
  * Forwards the exchange and makes the backend's answer the exchange's. With `streamResponse` the body stays a
  * StreamedBody for the client; otherwise it is read whole (as a later step or response validation needs).
  */
-export function forwardToBackend(endpoint: BackendEndpoint, ctx: BackendContext, ex: Exchange, streamResponse: boolean): Promise<void> {
+export function forwardToBackend(endpoint: BackendEndpoint, ctx: BackendContext, ex: Exchange, streamResponse: boolean, stats: OriginStats): Promise<void> {
   return new Promise((resolve, reject) => {
-    const call = new BackendCall(endpoint, ctx, ex, streamResponse, resolve, reject);
+    const call = new BackendCall(endpoint, ctx, ex, streamResponse, resolve, reject, stats);
     const request = ex.request;
     if (request === undefined || ex.message.body !== request || request.complete) return call.run();
     // The client's body, still to stream: what came in the packets of its head is parsed once this turn of
@@ -64,6 +68,18 @@ class BackendCall {
   private idle: NodeJS.Timeout | undefined;
   private readonly client: ClientSocket | undefined;
   private readonly onTimeout = (): void => this.abort('timeout');
+  /** Retries (retry.ts): only for an endpoint with retries above 0. */
+  private retries: CallRetries | undefined;
+  private safety: RetrySafety | undefined;
+  /** A streamed upload's copy for a retry (kept-body.ts), and the stream undici reads it from. */
+  private kept: KeptBody | undefined;
+  private upload: Readable | undefined;
+  private sent: PassThrough | undefined;
+  /** The wait before a retry, and the whole request's time limit (armed once a retry is made, or when shorter than timeout). */
+  private backoff: NodeJS.Timeout | undefined;
+  private deadline: NodeJS.Timeout | undefined;
+  /** Between a failed attempt and its retry's send (the backoff, and the wait for the rest of a kept body). */
+  private between = false;
 
   constructor(
     private readonly endpoint: BackendEndpoint,
@@ -73,6 +89,7 @@ class BackendCall {
     private readonly streamResponse: boolean,
     private readonly resolve: () => void,
     private readonly reject: (err: unknown) => void,
+    private readonly stats: OriginStats,
   ) {
     this.client = ex.request?.socket;
   }
@@ -96,6 +113,7 @@ class BackendCall {
       if (whole !== undefined) source = whole ?? undefined;
     }
     const upload = source instanceof Readable && sendsBody ? source : undefined;
+    if (endpoint.options.retries > 0) this.prepareRetries(method, upload);
     // The Content-Length given to undici, which frames the body by it (or chunked without one): a body sent
     // whole has its length; a streamed one keeps the client's Content-Length only when it is the client's own
     // body (node's parser delivers exactly that many bytes, and stream() checks).
@@ -135,9 +153,10 @@ class BackendCall {
       pool.release();
       return this.fail(new Error('the client closed its connection before the call was sent'));
     }
-    const { timeout } = this.endpoint.options;
+    const timeout = this.retries === undefined ? this.endpoint.options.timeout : this.attemptTimeout();
     const attempt = new Attempt(this, pool, hop, upload, redirects, retried);
     this.current = attempt;
+    this.stats.attempts++;
     // `timeout`: no byte of the answer's head or body for that long. A streamed upload's time goes to the
     // call's own timer instead (armed on connect, refreshed by each chunk sent, ended by the answer's head).
     let dispatcher: Dispatcher;
@@ -163,6 +182,8 @@ class BackendCall {
   answered(attempt: Attempt, res: BackendAnswer): boolean {
     clearTimeout(this.idle);
     if (this.settled) return false;
+    // An undeclared 502/503/504 is a fault of the backend (or of a proxy before it): sent again when the call may be.
+    if (this.retries !== undefined && RETRIED_STATUSES.has(res.statusCode) && this.safety?.declares(res.statusCode) !== true && this.retry(attempt, 'status', res.headers['retry-after'])) return false;
     const { hop } = attempt;
     const target = attempt.upload === undefined && this.endpoint.options.followRedirects && attempt.redirects < MAX_REDIRECTS ? redirectTarget(hop, res, this.endpoint) : undefined;
     // Another origin than the hop's and the route's: its address is checked first (a host name is resolved).
@@ -211,15 +232,82 @@ class BackendCall {
     // carried answers before, and closed without one for this request): an idempotent request whose body is
     // at hand is sent once more, on a new connection.
     const { hop } = attempt;
-    if (!attempt.retried && this.cut === undefined && attempt.upload === undefined && IDEMPOTENT.has(hop.method) && onStaleConnection(err)) {
+    if (!attempt.retried && this.cut === undefined && attempt.upload === undefined && IDEMPOTENT_METHODS.has(hop.method) && onStaleConnection(err)) {
       return this.send(hop, undefined, attempt.redirects, true);
     }
+    const kind = this.retries === undefined ? undefined : failureKind(err);
+    if (kind !== undefined && this.retry(attempt, kind)) return;
     this.fail(err);
+  }
+
+  /** Sets up the call's retries: whether the contract lets it be sent again, its upload's copy, its time limit. */
+  private prepareRetries(method: string, upload: Readable | undefined): void {
+    const { ex, ctx, endpoint } = this;
+    const safety = (this.safety = ctx.retrySafety(ex.properties[PropertyNames.OPERATION_ID]));
+    const key = method === 'POST' || method === 'PATCH' ? ex.message.headers.get(IDEMPOTENCY_KEY_HEADER) : undefined;
+    const now = performance.now();
+    const { options } = endpoint;
+    this.retries = new CallRetries(options, this.stats, maySendAgain(method, safety, key), now);
+    if (upload !== undefined) this.kept = new KeptBody(ctx.options.maxRetryBodySize);
+    // A limit shorter than timeout binds the first attempt too (its connection included); otherwise it is armed with the first retry.
+    if (options.requestTimeout < options.timeout) this.armDeadline(now);
+  }
+
+  /** The answer-head timeout of an attempt: timeout, or what is left of requestTimeout when less. */
+  private attemptTimeout(): number {
+    const left = Math.ceil(this.retries!.deadline - performance.now());
+    return Math.max(1, Math.min(this.endpoint.options.timeout, left));
+  }
+
+  private armDeadline(now: number): void {
+    if (this.deadline !== undefined) return;
+    this.deadline = setTimeout(() => this.abort('deadline'), Math.max(1, this.retries!.deadline - now));
+  }
+
+  /** Sends the attempt's request again after a backoff when its body can be and the retry policy allows; false otherwise. */
+  private retry(attempt: Attempt, kind: FailureKind, retryAfter?: string | string[]): boolean {
+    if (this.cut !== undefined) return false;
+    const kept = this.kept;
+    if (kept?.dropped === true) {
+      this.ctx.logger?.warn(`${this.endpoint.origin}: not retried: the request body was streamed and is larger than svc.backend.maxRetryBodySize (${kept.limit} bytes)`);
+      return false;
+    }
+    const now = performance.now();
+    const delay = this.retries!.next(kind, now, retryAfter);
+    if (delay === undefined) return false;
+    this.armDeadline(now);
+    const { hop, redirects, retried } = attempt;
+    if (kept !== undefined && !kept.complete) this.drainUpload();
+    this.between = true;
+    this.backoff = setTimeout(() => {
+      if (kept === undefined) return this.resend(hop, redirects, retried);
+      kept.whenWhole((body) => {
+        if (body === undefined) return this.fail(new Error(`the request body was streamed and is larger than svc.backend.maxRetryBodySize (${kept.limit} bytes): not sent again`));
+        this.resend({ ...hop, payload: body }, redirects, retried);
+      });
+    }, delay);
+    return true;
+  }
+
+  private resend(hop: Hop, redirects: number, retried: boolean): void {
+    if (this.settled) return;
+    this.between = false;
+    this.send(hop, undefined, redirects, retried);
+  }
+
+  /** The failed attempt no longer reads the client's body: the rest of it is read into the copy for the retry. */
+  private drainUpload(): void {
+    const { upload, sent } = this;
+    if (upload === undefined || sent === undefined) return;
+    upload.unpipe(sent);
+    sent.destroy();
+    upload.resume();
   }
 
   /** The backend's answer becomes the exchange's; its body stays a stream, or is read whole first. */
   private answer(res: BackendAnswer): void {
     const { ex, ctx, endpoint } = this;
+    clearTimeout(this.deadline);
     applyBackendResponse(ex, res, HeaderNames.RESPONSE_CODE);
     const announced = res.headers['content-length'];
     const length = announced === undefined ? undefined : Number(announced);
@@ -247,6 +335,8 @@ class BackendCall {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.idle);
+    clearTimeout(this.deadline);
+    clearTimeout(this.backoff);
     this.unwatchClient();
     this.reject(this.failure(cause));
   }
@@ -279,9 +369,16 @@ class BackendCall {
   private stream(upload: Readable, announced: number | undefined): Readable {
     const limit = this.ctx.maxBodySize;
     const sent = new PassThrough();
+    const kept = this.kept;
+    if (kept !== undefined) {
+      this.upload = upload;
+      this.sent = sent;
+      upload.once('end', () => kept.end());
+    }
     let size = 0;
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
+      kept?.add(chunk);
       this.idle?.refresh();
       if (announced !== undefined && size > announced) return this.abort('client');
       if (size <= limit) return;
@@ -301,6 +398,7 @@ class BackendCall {
 
   abort(cut: Cut): void {
     this.cut ??= cut;
+    if (this.between) return this.fail(new Error('the call was given up while it waited to be sent again'));
     if (this.leaveQueue !== undefined) {
       this.leaveQueue();
       this.leaveQueue = undefined;
@@ -327,6 +425,7 @@ class BackendCall {
     const shown = shownOrigin(origin, options.exposeOrigin);
     const { timeout, connectTimeout } = this.endpoint.options;
     // The operator's log (never the client, unless exposeOrigin) learns the origin and the cause.
+    if (cut === 'deadline') return backendError(Errors.BACKEND_TIMEOUT, [shown], origin, `requestTimeout of ${this.endpoint.options.requestTimeout} ms spent after ${(this.retries?.made ?? 0) + 1} attempt(s)`);
     if (cut === 'timeout') return backendError(Errors.BACKEND_TIMEOUT, [shown], origin, code === CONNECT_TIMEOUT ? `no connection within ${connectTimeout} ms` : `no byte within ${timeout} ms`);
     // undici's "other side closed" is node's ECONNRESET ("socket hang up"): said as before, for the operator's searches.
     if (code === SOCKET_CLOSED) return backendError(Errors.BACKEND_FAILED, [shown], origin, `ECONNRESET the backend closed the connection (${(cause as Error).message})`);
@@ -451,8 +550,6 @@ function onStaleConnection(err: Error): boolean {
 const MAX_REDIRECTS = 20;
 /** A refused request whose body is left unread: the client's connection is not kept for another. */
 const CLOSE = { connection: 'close' };
-/** RFC 9110 §9.2.2: methods a client may send again after a connection failure (QUERY: RFC 10008 §2). */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE', 'QUERY']);
 /** Methods sent without framing when they carry no body (the others get Content-Length: 0). */
 const BODILESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE']);
 

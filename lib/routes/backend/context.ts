@@ -11,6 +11,8 @@ import type { Socket } from 'node:net';
 import { skipInterimAnswers } from './interim-answers.js';
 import { silentLogger, type Logger } from '../../util/log.js';
 import type { BackendEndpoint } from './endpoint.js';
+import { OriginStats } from './origin-stats.js';
+import type { RetrySafety } from './retry-safety.js';
 
 export interface BackendContext {
   readonly options: BackendOptions;
@@ -30,10 +32,27 @@ export interface BackendContext {
   pool(endpoint: BackendEndpoint): BackendPool;
   /** Closes every pooled connection (the facade stops). */
   close(): void;
+  /** An origin's counters and retry budget, made on first use (at startup, by the steps that forward to it). */
+  origin(origin: string): OriginStats;
+  readonly origins: ReadonlyMap<string, OriginStats>;
+  /** What the contract says about retrying an operation's requests; undefined for an exchange of no operation. */
+  retrySafety(operationId: unknown): RetrySafety | undefined;
+  /** The circuitBreaker steps of the routes (for metrics), registered as they are compiled. */
+  readonly breakers: { route: string; breaker: BreakerView }[];
+  /** The loadBalance steps of the routes (for metrics and readiness). */
+  readonly balancers: { route: string; balancer: { readonly size: number; ejected(now: number): number } }[];
 }
 
-export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string, principalHeader?: string, logger: Logger = silentLogger, forwardClientCert = false): BackendContext {
+/** What metrics read of a circuit breaker (lib/routes/circuit-breaker.ts). */
+export interface BreakerView {
+  readonly state: 'closed' | 'open' | 'halfOpen';
+  /** Calls answered without the breaker's steps because it was open. */
+  readonly rejected: number;
+}
+
+export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string, principalHeader?: string, logger: Logger = silentLogger, forwardClientCert = false, safety: ReadonlyMap<string, RetrySafety> = new Map()): BackendContext {
   const pools = new Map<string, BackendPool>();
+  const origins = new Map<string, OriginStats>();
   const trusted = parseTrustedProxies(options.trustedProxies);
   return {
     options,
@@ -43,6 +62,15 @@ export function createBackendContext(options: BackendOptions, maxBodySize: numbe
     principalHeader,
     logger,
     forwardClientCert,
+    origins,
+    breakers: [],
+    balancers: [],
+    origin(origin) {
+      let stats = origins.get(origin);
+      if (stats === undefined) origins.set(origin, (stats = new OriginStats(options)));
+      return stats;
+    },
+    retrySafety: (operationId) => (typeof operationId === 'string' ? safety.get(operationId) : undefined),
     pool(endpoint) {
       let pool = pools.get(endpoint.poolKey);
       if (pool === undefined) {

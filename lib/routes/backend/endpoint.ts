@@ -18,6 +18,12 @@ export interface EndpointOptions {
   forwardPath: boolean;
   /** Origins besides its own a redirect may lead to (redirect-guard.ts). */
   redirectOrigins: ReadonlySet<string>;
+  /** Retries of a request the contract makes safe to send again (retry.ts); 0: none. */
+  retries: number;
+  retryDelay: number;
+  retryMaxDelay: number;
+  /** The whole request until the answer's head, across retries → 504 when spent. */
+  requestTimeout: number;
   /** PEM contents (read at startup) for https: trusted CAs, client certificate and key. */
   ca?: Buffer;
   cert?: Buffer;
@@ -45,7 +51,7 @@ export interface BackendEndpoint {
   readonly connectOrigin?: string;
 }
 
-const OPTION_NAMES = ['timeout', 'connectTimeout', 'followRedirects', 'redirectOrigins', 'forwardPath', 'caFile', 'certFile', 'keyFile'] as const;
+const OPTION_NAMES = ['timeout', 'connectTimeout', 'followRedirects', 'redirectOrigins', 'forwardPath', 'caFile', 'certFile', 'keyFile', 'retries', 'retryDelay', 'retryMaxDelay', 'requestTimeout'] as const;
 const ALLOWED = OPTION_NAMES.join(', ');
 
 /** Parses the URI and its options; throws an Error naming the option and its allowed values (startup only). */
@@ -78,13 +84,19 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
       throw new Error(`${where}: ${name} ${path} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   };
+  const timeout = duration(given.get('timeout'), defaults.timeout, where, 'timeout');
   const options: EndpointOptions = {
-    timeout: duration(given.get('timeout'), defaults.timeout, where, 'timeout'),
+    timeout,
     connectTimeout: duration(given.get('connectTimeout'), defaults.connectTimeout, where, 'connectTimeout'),
     followRedirects: flag(given.get('followRedirects'), where, 'followRedirects'),
     forwardPath: flag(given.get('forwardPath'), where, 'forwardPath'),
     redirectOrigins: origins(given.get('redirectOrigins') ?? defaults.redirectOrigins, where),
+    retries: count(given.get('retries'), defaults.retries, where, 'retries'),
+    retryDelay: duration(given.get('retryDelay'), defaults.retryDelay, where, 'retryDelay'),
+    retryMaxDelay: duration(given.get('retryMaxDelay'), defaults.retryMaxDelay, where, 'retryMaxDelay'),
+    requestTimeout: duration(given.get('requestTimeout'), defaults.requestTimeout ?? timeout, where, 'requestTimeout'),
   };
+  if (options.retryMaxDelay < options.retryDelay) throw new Error(`${where}: retryMaxDelay (${options.retryMaxDelay} ms) is below retryDelay (${options.retryDelay} ms)`);
   const ca = file('caFile');
   const cert = file('certFile');
   const key = file('keyFile');
@@ -123,6 +135,13 @@ function origins(value: string, where: string): ReadonlySet<string> {
   } catch (err) {
     throw new Error(`${where}: ${(err as Error).message}`);
   }
+}
+
+/** A retry count: 0 to 10, as svc.backend.retries. */
+function count(value: string | undefined, fallback: number, where: string, name: string): number {
+  if (value === undefined) return fallback;
+  if (/^\d+$/.test(value) && Number(value) <= 10) return Number(value);
+  throw new Error(`${where}: ${name} has invalid value ${JSON.stringify(value)}; allowed: an integer from 0 to 10`);
 }
 
 function flag(value: string | undefined, where: string, name: string): boolean {

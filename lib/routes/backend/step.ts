@@ -19,5 +19,6 @@ export function compileBackendStep(uri: string, parameters: Readonly<Record<stri
   const endpoint = compileEndpoint(uri, parameters, ctx.options, ctx.baseDir);
   // Its pool made now: the HTTP client (undici) is loaded while the facade starts, and only when a route forwards.
   ctx.pool(endpoint);
-  return { run: (ex) => forwardToBackend(endpoint, ctx, ex, last), replaysBody: endpoint.options.followRedirects };
+  const stats = ctx.origin(endpoint.origin);
+  return { run: (ex) => forwardToBackend(endpoint, ctx, ex, last, stats), replaysBody: endpoint.options.followRedirects };
 }

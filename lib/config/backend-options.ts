@@ -14,6 +14,8 @@ export interface BackendOptions {
   exposeOrigin: boolean;
   /** Comma-separated origins besides a route's own that followRedirects may lead to (an endpoint's own option replaces it). */
   redirectOrigins: string;
+  /** https:// backends are offered h2 by ALPN (and spoken to over HTTP/2 when they choose it); off: HTTP/1.1 only. */
+  http2: boolean;
 }
 
 export const BACKEND_DEFAULTS: BackendOptions = {
@@ -27,4 +29,5 @@ export const BACKEND_DEFAULTS: BackendOptions = {
   queueTimeout: 10_000,
   exposeOrigin: false,
   redirectOrigins: '',
+  http2: false,
 };

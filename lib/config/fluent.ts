@@ -138,6 +138,8 @@ export class BackendDefinition extends OptionsDefinition<'backend'> {
   exposeOrigin(on: boolean): this { return this.set('exposeOrigin', on); }
   /** Origins besides a route's own that followRedirects may lead to. */
   redirectOrigins(...origins: string[]): this { return this.set('redirectOrigins', origins.join(',')); }
+  /** Offers h2 to https:// backends by ALPN. */
+  http2(on: boolean): this { return this.set('http2', on); }
 }
 
 /** `this.observe()`: health, metrics and log options (`svc.observe.*`). */

@@ -90,6 +90,7 @@ export const OPTION_TABLE = {
     queueTimeout: duration,
     exposeOrigin: bool,
     redirectOrigins: str,
+    http2: bool,
   },
   // Operations (lib/observe/): health, metrics, request logs.
   observe: {

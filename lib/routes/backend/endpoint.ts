@@ -18,6 +18,8 @@ export interface EndpointOptions {
   forwardPath: boolean;
   /** Origins besides its own a redirect may lead to (redirect-guard.ts). */
   redirectOrigins: ReadonlySet<string>;
+  /** https only: h2 offered by ALPN beside http/1.1; the backend chooses. */
+  http2: boolean;
   /** PEM contents (read at startup) for https: trusted CAs, client certificate and key. */
   ca?: Buffer;
   cert?: Buffer;
@@ -45,7 +47,7 @@ export interface BackendEndpoint {
   readonly connectOrigin?: string;
 }
 
-const OPTION_NAMES = ['timeout', 'connectTimeout', 'followRedirects', 'redirectOrigins', 'forwardPath', 'caFile', 'certFile', 'keyFile'] as const;
+const OPTION_NAMES = ['timeout', 'connectTimeout', 'followRedirects', 'redirectOrigins', 'forwardPath', 'caFile', 'certFile', 'keyFile', 'http2'] as const;
 const ALLOWED = OPTION_NAMES.join(', ');
 
 /** Parses the URI and its options; throws an Error naming the option and its allowed values (startup only). */
@@ -84,6 +86,7 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
     followRedirects: flag(given.get('followRedirects'), where, 'followRedirects'),
     forwardPath: flag(given.get('forwardPath'), where, 'forwardPath'),
     redirectOrigins: origins(given.get('redirectOrigins') ?? defaults.redirectOrigins, where),
+    http2: http2(given.get('http2'), https, defaults.http2, where),
   };
   const ca = file('caFile');
   const cert = file('certFile');
@@ -99,7 +102,7 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
   const search = kept.length > 0 ? `?${kept.join('&')}` : '';
   const path = options.forwardPath ? url.pathname.replace(/\/+$/, '') : url.pathname;
   // connectTimeout too: it is a setting of the pool's connector (undici), not of a request.
-  const poolKey = `${url.origin}|${options.connectTimeout}|${given.get('caFile') ?? ''}|${given.get('certFile') ?? ''}|${given.get('keyFile') ?? ''}`;
+  const poolKey = `${url.origin}|${options.connectTimeout}|${options.http2 ? 'h2' : ''}|${given.get('caFile') ?? ''}|${given.get('certFile') ?? ''}|${given.get('keyFile') ?? ''}`;
   return { ...address, path, search, options, poolKey };
 }
 
@@ -123,6 +126,14 @@ function origins(value: string, where: string): ReadonlySet<string> {
   } catch (err) {
     throw new Error(`${where}: ${(err as Error).message}`);
   }
+}
+
+/** h2 is chosen by ALPN, which only TLS has: asked of an http:// endpoint it is a startup error; the global default leaves http:// on HTTP/1.1. */
+function http2(value: string | undefined, https: boolean, fallback: boolean, where: string): boolean {
+  if (value === undefined) return https && fallback;
+  const on = flag(value, where, 'http2');
+  if (on && !https) throw new Error(`${where}: http2 applies to https:// backends only (h2 is chosen by ALPN in the TLS handshake)`);
+  return on;
 }
 
 function flag(value: string | undefined, where: string, name: string): boolean {

@@ -27,6 +27,8 @@ export interface BackendOptions {
   maxRetryBodySize: number;
   /** The whole request across its retries, until the answer's head; undefined: the endpoint's `timeout`. */
   requestTimeout: number | undefined;
+  /** https:// backends are offered h2 by ALPN (and spoken to over HTTP/2 when they choose it); off: HTTP/1.1 only. */
+  http2: boolean;
 }
 
 export const BACKEND_DEFAULTS: BackendOptions = {
@@ -47,4 +49,5 @@ export const BACKEND_DEFAULTS: BackendOptions = {
   retryBudgetMinPerSecond: 10,
   maxRetryBodySize: 64 * 1024,
   requestTimeout: undefined,
+  http2: false,
 };

@@ -147,6 +147,8 @@ export class BackendDefinition extends OptionsDefinition<'backend'> {
   maxRetryBodySize(size: number | string): this { return this.set('maxRetryBodySize', size); }
   /** The whole request across its retries (default: the timeout) → 504 when spent. */
   requestTimeout(duration: number | string): this { return this.set('requestTimeout', duration); }
+  /** Offers h2 to https:// backends by ALPN. */
+  http2(on: boolean): this { return this.set('http2', on); }
 }
 
 /** `this.observe()`: health, metrics and log options (`svc.observe.*`). */

@@ -97,6 +97,7 @@ export const OPTION_TABLE = {
     retryBudgetMinPerSecond: { kind: 'int', min: 0, max: 100000 },
     maxRetryBodySize: { kind: 'size' },
     requestTimeout: duration,
+    http2: bool,
   },
   // Operations (lib/observe/): health, metrics, request logs.
   observe: {

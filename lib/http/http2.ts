@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { ServerOptions } from '../config/model.js';
 import type { RequestListener } from './server.js';
+import { limitRequestTime } from './http2-request-timeout.js';
 
 /** The first bytes of every HTTP/2 connection (RFC 9113 §3.4). */
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
@@ -88,6 +89,7 @@ export function attachHttp2(server: Server, listener: RequestListener, options: 
     // rapid-reset pattern) is closed by then, and costs no routing, no exchange, no answer. The streams that
     // opened in one turn are served together, by one setImmediate.
     (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
+      limitRequestTime(req, res, options.requestTimeout);
       if (opened.push(req, res) === 2) setImmediate(serveOpened);
     },
   );

@@ -169,7 +169,7 @@ test('bad endpoint options fail startup naming the route, the option and what is
   const cases: [string, Record<string, unknown> | undefined, RegExp][] = [
     ['http://127.0.0.1:9/x?timeout=soon', undefined, /to http:\/\/127\.0\.0\.1:9\/x: timeout has invalid value "soon"; allowed: milliseconds above 0/],
     ['http://127.0.0.1:9/x?followRedirects=yes', undefined, /followRedirects has invalid value "yes"; allowed: true, false/],
-    ['http://127.0.0.1:9/x', { retry: 3 }, /unknown parameter retry; allowed: timeout, connectTimeout, followRedirects, redirectOrigins, forwardPath, caFile, certFile, keyFile, retries, retryDelay, retryMaxDelay, requestTimeout/],
+    ['http://127.0.0.1:9/x', { retry: 3 }, /unknown parameter retry; allowed: timeout, connectTimeout, followRedirects, redirectOrigins, forwardPath, caFile, certFile, keyFile, retries, retryDelay, retryMaxDelay, requestTimeout, http2/],
     ['http://127.0.0.1:9/x?retries=11', undefined, /retries has invalid value "11"; allowed: an integer from 0 to 10/],
     ['http://127.0.0.1:9/x?caFile=ca.pem', undefined, /caFile applies to https:\/\/ backends only/],
     ['https://127.0.0.1:9/x?caFile=missing-ca.pem', undefined, /caFile .*missing-ca\.pem cannot be read: ENOENT/],

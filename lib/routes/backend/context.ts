@@ -116,8 +116,9 @@ function loadClient(): Promise<Client> {
  * backend's Keep-Alive hint says it will close sooner.
  */
 function createDispatcher({ Pool, Agent, buildConnector, kParser }: Client, endpoint: BackendEndpoint, options: BackendOptions): Dispatcher {
-  const { ca, cert, key, connectTimeout } = endpoint.options;
-  const connector = buildConnector({ timeout: connectTimeout, ...(ca && { ca }), ...(cert && key && { cert, key }) });
+  const { ca, cert, key, connectTimeout, http2 } = endpoint.options;
+  // http2: the connector offers h2 by ALPN; undici speaks it on a connection whose backend chose it.
+  const connector = buildConnector({ timeout: connectTimeout, allowH2: http2, ...(ca && { ca }), ...(cert && key && { cert, key }) });
   // Every connection skips the interim answers undici would take for a broken one (interim-answers.ts).
   const connect: buildConnector.connector = (opts, callback) => connector(opts, (err, socket) => (err === null ? callback(null, skipInterimAnswers(socket as Socket, kParser)) : callback(err, null)));
   const common = { connections: options.maxConnections, pipelining: 1, keepAliveTimeout: options.idleTimeout, keepAliveMaxTimeout: options.idleTimeout, strictContentLength: true, connect };

@@ -24,6 +24,8 @@ export interface EndpointOptions {
   retryMaxDelay: number;
   /** The whole request until the answer's head, across retries → 504 when spent. */
   requestTimeout: number;
+  /** https only: h2 offered by ALPN beside http/1.1; the backend chooses. */
+  http2: boolean;
   /** PEM contents (read at startup) for https: trusted CAs, client certificate and key. */
   ca?: Buffer;
   cert?: Buffer;
@@ -51,7 +53,7 @@ export interface BackendEndpoint {
   readonly connectOrigin?: string;
 }
 
-const OPTION_NAMES = ['timeout', 'connectTimeout', 'followRedirects', 'redirectOrigins', 'forwardPath', 'caFile', 'certFile', 'keyFile', 'retries', 'retryDelay', 'retryMaxDelay', 'requestTimeout'] as const;
+const OPTION_NAMES = ['timeout', 'connectTimeout', 'followRedirects', 'redirectOrigins', 'forwardPath', 'caFile', 'certFile', 'keyFile', 'retries', 'retryDelay', 'retryMaxDelay', 'requestTimeout', 'http2'] as const;
 const ALLOWED = OPTION_NAMES.join(', ');
 
 /** Parses the URI and its options; throws an Error naming the option and its allowed values (startup only). */
@@ -95,6 +97,7 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
     retryDelay: duration(given.get('retryDelay'), defaults.retryDelay, where, 'retryDelay'),
     retryMaxDelay: duration(given.get('retryMaxDelay'), defaults.retryMaxDelay, where, 'retryMaxDelay'),
     requestTimeout: duration(given.get('requestTimeout'), defaults.requestTimeout ?? timeout, where, 'requestTimeout'),
+    http2: http2(given.get('http2'), https, defaults.http2, where),
   };
   if (options.retryMaxDelay < options.retryDelay) throw new Error(`${where}: retryMaxDelay (${options.retryMaxDelay} ms) is below retryDelay (${options.retryDelay} ms)`);
   const ca = file('caFile');
@@ -111,7 +114,7 @@ export function compileEndpoint(uri: string, parameters: Readonly<Record<string,
   const search = kept.length > 0 ? `?${kept.join('&')}` : '';
   const path = options.forwardPath ? url.pathname.replace(/\/+$/, '') : url.pathname;
   // connectTimeout too: it is a setting of the pool's connector (undici), not of a request.
-  const poolKey = `${url.origin}|${options.connectTimeout}|${given.get('caFile') ?? ''}|${given.get('certFile') ?? ''}|${given.get('keyFile') ?? ''}`;
+  const poolKey = `${url.origin}|${options.connectTimeout}|${options.http2 ? 'h2' : ''}|${given.get('caFile') ?? ''}|${given.get('certFile') ?? ''}|${given.get('keyFile') ?? ''}`;
   return { ...address, path, search, options, poolKey };
 }
 
@@ -142,6 +145,14 @@ function count(value: string | undefined, fallback: number, where: string, name:
   if (value === undefined) return fallback;
   if (/^\d+$/.test(value) && Number(value) <= 10) return Number(value);
   throw new Error(`${where}: ${name} has invalid value ${JSON.stringify(value)}; allowed: an integer from 0 to 10`);
+}
+
+/** h2 is chosen by ALPN, which only TLS has: asked of an http:// endpoint it is a startup error; the global default leaves http:// on HTTP/1.1. */
+function http2(value: string | undefined, https: boolean, fallback: boolean, where: string): boolean {
+  if (value === undefined) return https && fallback;
+  const on = flag(value, where, 'http2');
+  if (on && !https) throw new Error(`${where}: http2 applies to https:// backends only (h2 is chosen by ALPN in the TLS handshake)`);
+  return on;
 }
 
 function flag(value: string | undefined, where: string, name: string): boolean {

@@ -59,7 +59,14 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
 
   const bus = new DirectBus();
   const serverOptions = resolvedServerOptions(config);
-  const backends = createBackendContext(resolvedBackendOptions(config), serverOptions.maxBodySize, config.baseDir, principalHeaderName(config.security.principalHeader), logger, resolvedTlsOptions(config).forwardClientCert, retrySafetyTable(table.operations));
+  const backends = createBackendContext(resolvedBackendOptions(config), {
+    maxBodySize: serverOptions.maxBodySize,
+    baseDir: config.baseDir,
+    principalHeader: principalHeaderName(config.security.principalHeader),
+    logger,
+    forwardClientCert: resolvedTlsOptions(config).forwardClientCert,
+    retrySafety: retrySafetyTable(table.operations),
+  });
   bindTypedRoutes(config, table.operations, contract);
   for (const def of config.routes) {
     try {

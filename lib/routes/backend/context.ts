@@ -50,7 +50,19 @@ export interface BreakerView {
   readonly rejected: number;
 }
 
-export function createBackendContext(options: BackendOptions, maxBodySize: number, baseDir: string, principalHeader?: string, logger: Logger = silentLogger, forwardClientCert = false, safety: ReadonlyMap<string, RetrySafety> = new Map()): BackendContext {
+/** What a facade's backends take from the rest of its configuration and its contract. */
+export interface BackendSettings {
+  maxBodySize: number;
+  baseDir: string;
+  principalHeader?: string | undefined;
+  logger?: Logger;
+  forwardClientCert?: boolean;
+  /** Per operation id, what the contract says about sending its requests again. */
+  retrySafety?: ReadonlyMap<string, RetrySafety>;
+}
+
+export function createBackendContext(options: BackendOptions, settings: BackendSettings): BackendContext {
+  const { maxBodySize, baseDir, principalHeader, logger = silentLogger, forwardClientCert = false, retrySafety: safety = new Map() } = settings;
   const pools = new Map<string, BackendPool>();
   const origins = new Map<string, OriginStats>();
   const trusted = parseTrustedProxies(options.trustedProxies);

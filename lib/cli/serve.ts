@@ -101,9 +101,10 @@ export async function serve(parsed: CliArgs | MockArgs): Promise<void> {
   // Before the line that says it is ready: a supervisor may signal as soon as it reads it.
   process.on('SIGTERM', stop).on('SIGINT', stop);
   if (!quiet && facade.managementAddress) logger.info(`health and metrics on ${url(facade.managementAddress, config.observeTls.certFile !== undefined)}`);
-  if (!quiet) logger.info(`listening on ${url(address, facade.server instanceof TlsServer)}`);
+  const origin = url(address, facade.server instanceof TlsServer);
+  if (!quiet) logger.info(`listening on ${origin}`);
   // The mock has no configuration to read the base path from: say where its operations are.
-  if (!quiet && 'contract' in parsed) logger.info(`mock: ${facade.operations.length} operation(s) served under ${url(address, facade.server instanceof TlsServer)}${facade.basePath.replace(/\/$/, '')}`);
+  if (!quiet && 'contract' in parsed) logger.info(`mock: ${facade.operations.length} operation(s) served under ${origin}${facade.basePath.replace(/\/$/, '')}`);
   // For the container image's HEALTHCHECK (dist/healthcheck.js): where health is served, as configured.
   if (!quiet && process.env.SVC_HEALTHCHECK_FILE) writeHealthcheckFile(process.env.SVC_HEALTHCHECK_FILE, config, address, facade.managementAddress);
   if (parsed.watch) {

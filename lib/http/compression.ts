@@ -8,6 +8,7 @@ import type { Readable, Transform } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import { boundedMemo } from '../util/memo.js';
 import { noteBodyLength } from './body-length.js';
+import { weightedItems } from './fields.js';
 import { essence } from './negotiation.js';
 import { CONTENT_DECODERS } from './request-decoding.js';
 import { withVary } from './vary.js';
@@ -51,16 +52,11 @@ export function compileCompression(options: { compression: boolean; compressionT
 /** RFC 9110 §12.5.3: q-values, `*` for what is not named, br before gzip at equal q. */
 export function negotiateCoding(header: string, threshold: number): AnswerCoding {
   const q = new Map<string, number>();
-  for (const part of header.split(',')) {
-    const [name = '', ...params] = part.split(';');
-    const coding = name.trim().toLowerCase();
+  for (const item of weightedItems(header)) {
+    const coding = item.value.toLowerCase();
     if (coding === '') continue;
-    let value = 1;
-    for (const p of params) {
-      const [k = '', v = ''] = p.split('=').map((s) => s.trim());
-      if (k.toLowerCase() === 'q') value = Number.isFinite(Number(v)) ? Math.min(Math.max(Number(v), 0), 1) : 0;
-    }
-    q.set(coding === 'x-gzip' ? 'gzip' : coding, value);
+    // A q that is not a number refuses the coding: nothing is compressed on a guess.
+    q.set(coding === 'x-gzip' ? 'gzip' : coding, Number.isNaN(item.q) ? 0 : item.q);
   }
   const star = q.get('*');
   const qualityOf = (coding: string): number => q.get(coding) ?? star ?? 0;

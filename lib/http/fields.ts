@@ -24,3 +24,30 @@ export function connectionOptions(value: unknown): readonly string[] {
   return value.split(',').map((s) => s.trim().toLowerCase());
 }
 const NO_OPTIONS: readonly string[] = [];
+
+/** One element of a list with quality values (Accept, Accept-Encoding; RFC 9110 §12.4.2). */
+export interface WeightedItem {
+  /** The element without its parameters, trimmed, in the case sent. */
+  value: string;
+  /** Its `q`, within 0 and 1; 1 when absent, NaN when not a number (each field decides what that means). */
+  q: number;
+  /** Its other parameters, names lower-cased, values as sent. */
+  params: [string, string][];
+}
+
+/** The elements of a field such as Accept or Accept-Encoding, with their quality values. */
+export function weightedItems(header: string): WeightedItem[] {
+  return header.split(',').map((part) => {
+    const [value = '', ...rest] = part.split(';');
+    let q = 1;
+    const params: [string, string][] = [];
+    for (const p of rest) {
+      const [k = '', v = ''] = p.split('=').map((s) => s.trim());
+      if (k.toLowerCase() === 'q') {
+        const n = Number(v);
+        q = Number.isFinite(n) ? Math.min(Math.max(n, 0), 1) : Number.NaN;
+      } else if (k) params.push([k.toLowerCase(), v]);
+    }
+    return { value: value.trim(), q, params };
+  });
+}

@@ -1,6 +1,7 @@
 // Content negotiation: Accept parsing with q-values and wildcards (RFC 9110 §12.5.1), and Content-Type
 // matching against declared media types. Offers are compiled once per operation; Accept strings are cached.
 import { boundedMemo } from '../util/memo.js';
+import { weightedItems } from './fields.js';
 
 export interface MediaRange {
   type: string;
@@ -19,19 +20,12 @@ export function essence(mediaType: string): string {
 
 export function parseAccept(header: string): MediaRange[] {
   const out: MediaRange[] = [];
-  for (const part of header.split(',')) {
-    const [range = '', ...paramParts] = part.split(';');
-    const [type = '', subtype = ''] = range.trim().toLowerCase().split('/');
+  for (const item of weightedItems(header)) {
+    const [type = '', subtype = ''] = item.value.toLowerCase().split('/');
     if (!type || !subtype) continue;
-    let q = 1;
-    const params: string[] = [];
-    for (const p of paramParts) {
-      const [k = '', v = ''] = p.split('=').map((s) => s.trim());
-      if (k.toLowerCase() === 'q') {
-        const n = Number(v);
-        q = Number.isFinite(n) ? Math.min(Math.max(n, 0), 1) : 1;
-      } else if (k) params.push(`${k.toLowerCase()}=${v.replace(/^"|"$/g, '')}`);
-    }
+    // A q that is not a number counts as none given.
+    const q = Number.isNaN(item.q) ? 1 : item.q;
+    const params = item.params.map(([k, v]) => `${k}=${v.replace(/^"|"$/g, '')}`);
     const specificity = (type === '*' ? 0 : subtype === '*' ? 1 : 2) + (params.length > 0 ? 1 : 0);
     out.push({ type, subtype, q, specificity, params: params.join(';') });
   }

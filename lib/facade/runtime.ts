@@ -11,7 +11,6 @@ import { sendError, sendProblem } from '../http/problem.js';
 import { parseQuery } from '../http/query.js';
 import { readDecodedBody, requestCoding } from '../http/request-decoding.js';
 import { writeExchange, type UnsendableHeader } from '../http/respond.js';
-import { PARAM_KEYS } from '../http/router.js';
 import { Exchange, Headers, PropertyNames } from '../message/exchange.js';
 import { requestIdOf } from '../message/request-id.js';
 import { wholeBody } from '../message/streamed-body.js';
@@ -122,9 +121,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       // validation they are parsed only if a route reads its headers.
       const queryPairs = needsFacts ? parseQuery(query) : undefined;
       if (needsFacts) {
-        const pathParams: Record<string, string | undefined> = {};
-        for (let i = 0; i < names.length; i++) pathParams[names[i]!] = params[PARAM_KEYS[i]!];
-        facts = { req, path, query, queryPairs: queryPairs!, pathParams, raw, querystring: querystring?.read(query), streamed: items };
+        facts = { req, path, query, queryPairs: queryPairs!, pathParams: params, pathNames: names, raw, querystring: querystring?.read(query), streamed: items };
         if (check !== undefined) check(facts);
       }
       ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring, posing, facts)), undefined, req, sharedProperties, facts);

@@ -2,72 +2,17 @@
 // a connection that chose `h2` goes to an HTTP/2 server, the others stay with the HTTP/1.1 server. On
 // cleartext, the first bytes of each connection are looked at: the HTTP/2 connection preface (prior
 // knowledge, `curl --http2-prior-knowledge`) goes to HTTP/2, anything else to HTTP/1.1 as before. An
-// `Upgrade: h2c` request stays HTTP/1.1 (lib/http/server.ts). Requests reach the same listener through
-// node's compatibility API, so every stage sees a request and a response of the shape it knows.
-import http2 from 'node:http2';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+// `Upgrade: h2c` request stays HTTP/1.1 (lib/http/server.ts). The HTTP/2 server itself (http2-server.ts) is
+// loaded with the first HTTP/2 connection.
+import type { Server } from 'node:http';
+import type { Http2Server, ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { ServerOptions } from '../config/model.js';
 import type { RequestListener } from './server.js';
-import { limitRequestTime } from './http2-request-timeout.js';
 
 /** The first bytes of every HTTP/2 connection (RFC 9113 §3.4). */
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
-
-/** As an edge proxy sets them: streams one connection may have open at once, and the header list's size. */
-export const HTTP2_LIMITS = {
-  maxConcurrentStreams: 100,
-  /** Bytes of decoded header fields (names, values, 32 per field), about HTTP/1.1's 16 KiB of header text. */
-  maxHeaderListSize: 16 * 1024 + 100 * 32,
-} as const;
-
-/**
- * Fields that only mean something to one HTTP/1.1 connection (RFC 9113 §8.2.2). Node's HTTP/2 stream throws
- * on them, so a response that copied one (a backend's `Connection: close`, a route's `Keep-Alive`) would fail
- * instead of being sent: they are left out of HTTP/2 answers.
- */
-const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'http2-settings', 'te']);
-
-type HeaderMap = Record<string, number | string | readonly string[] | undefined>;
-
-/** The compatibility response, minus connection-specific fields. */
-class Http2Response extends http2.Http2ServerResponse {
-  override setHeader(name: string, value: number | string | readonly string[]): this {
-    if (!CONNECTION_SPECIFIC.has(name.toLowerCase())) super.setHeader(name, value);
-    return this;
-  }
-
-  override appendHeader(name: string, value: string | string[]): this {
-    if (!CONNECTION_SPECIFIC.has(name.toLowerCase())) super.appendHeader(name, value);
-    return this;
-  }
-
-  override writeHead(statusCode: number, ...rest: unknown[]): this {
-    // HTTP/2 has no reason phrase (node warns when given one).
-    if (typeof rest[0] === 'string') rest.shift();
-    for (const name of this.getHeaderNames()) if (CONNECTION_SPECIFIC.has(name)) this.removeHeader(name);
-    const headers = rest[rest.length - 1];
-    if (headers !== null && typeof headers === 'object' && !Array.isArray(headers)) {
-      const kept: HeaderMap = {};
-      for (const [name, value] of Object.entries(headers as HeaderMap)) if (!CONNECTION_SPECIFIC.has(name.toLowerCase())) kept[name] = value;
-      rest[rest.length - 1] = kept;
-    }
-    return (super.writeHead as (status: number, ...args: unknown[]) => this)(statusCode, ...rest);
-  }
-}
-
-/**
- * The compatibility request, with `host` from `:authority` when the client sent no Host (RFC 9113 §8.3.1),
- * so forwarding, the spec endpoint's server URLs and the access log read it where they always did.
- */
-class Http2Request extends http2.Http2ServerRequest {
-  constructor(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, options: object, rawHeaders: string[]) {
-    super(stream, headers, options, rawHeaders);
-    const authority = headers[':authority'];
-    if (headers.host === undefined && typeof authority === 'string') headers.host = authority;
-  }
-}
 
 /**
  * Serves HTTP/2 on `server`'s port beside its HTTP/1.1. `server` is the listening one (http.Server on
@@ -75,50 +20,23 @@ class Http2Request extends http2.Http2ServerRequest {
  * calls) also close the HTTP/2 sessions: idle ones with GOAWAY once their streams are done, all at the end.
  */
 export function attachHttp2(server: Server, listener: RequestListener, options: ServerOptions, secure: boolean): void {
-  const h2 = http2.createServer(
-    {
-      settings: { maxConcurrentStreams: HTTP2_LIMITS.maxConcurrentStreams, maxHeaderListSize: HTTP2_LIMITS.maxHeaderListSize },
-      maxHeaderListPairs: 128,
-      // Streams over the limit refused in a row before the session is dropped (a client ignoring SETTINGS).
-      maxSessionRejectedStreams: 100,
-      maxSessionInvalidFrames: 100,
-      Http2ServerRequest: Http2Request as unknown as typeof http2.Http2ServerRequest,
-      Http2ServerResponse: Http2Response as unknown as typeof http2.Http2ServerResponse,
-    },
-    // One turn of the event loop later: a stream the client reset in the same packet as its HEADERS (the
-    // rapid-reset pattern) is closed by then, and costs no routing, no exchange, no answer. The streams that
-    // opened in one turn are served together, by one setImmediate.
-    (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
-      limitRequestTime(req, res, options.requestTimeout);
-      if (opened.push(req, res) === 2) setImmediate(serveOpened);
-    },
-  );
-  /** Requests and responses, alternating, of the streams opened since the last serveOpened. */
-  let opened: (http2.Http2ServerRequest | http2.Http2ServerResponse)[] = [];
-  const serveOpened = (): void => {
-    const batch = opened;
-    opened = [];
-    for (let i = 0; i < batch.length; i += 2) {
-      const req = batch[i] as http2.Http2ServerRequest;
-      if (!req.stream.destroyed) listener(req as unknown as IncomingMessage, batch[i + 1] as unknown as ServerResponse);
-    }
-  };
-  const sessions = new Set<http2.ServerHttp2Session>();
-  /** Cleartext connections whose first bytes have not come yet: idle, and closed with the idle ones. */
+  const sessions = new Set<ServerHttp2Session>();
+  /** Connections not handed over yet: cleartext ones whose first bytes have not come, HTTP/2 ones while it loads. */
   const undecided = new Set<Socket>();
-  const idle = Math.max(options.keepAliveTimeout, options.headersTimeout);
-  h2.on('session', (session) => {
-    sessions.add(session);
-    session.on('close', () => sessions.delete(session));
-    // A session that is lost midway (a reset, a protocol error) is closed; never an uncaught exception.
-    session.on('error', () => session.destroy());
-    // No frame either way for this long: closed as HTTP/1.1 closes an idle kept-alive connection.
-    if (idle > 0) session.setTimeout(idle, () => session.close());
-    watchResets(session);
-  });
-  h2.on('sessionError', () => undefined);
-  // Node answers a stream whose request listener threw with a reset; a stream error is the client's doing.
-  h2.on('streamError', () => undefined);
+  let h2: Http2Server | undefined;
+  let loading: Promise<Http2Server> | undefined;
+  const toHttp2 = (socket: Socket): void => {
+    if (h2 !== undefined) return void h2.emit('connection', socket);
+    undecided.add(socket);
+    loading ??= import('./http2-server.js').then((m) => (h2 = m.createHttp2Server(listener, options, sessions)));
+    loading.then(
+      (loaded) => {
+        undecided.delete(socket);
+        if (!socket.destroyed) loaded.emit('connection', socket);
+      },
+      () => socket.destroy(),
+    );
+  };
 
   const closeIdle = server.closeIdleConnections.bind(server);
   const closeAll = server.closeAllConnections.bind(server);
@@ -138,7 +56,7 @@ export function attachHttp2(server: Server, listener: RequestListener, options: 
     const [http1] = server.listeners('secureConnection') as ((socket: TLSSocket) => void)[];
     server.removeAllListeners('secureConnection');
     server.on('secureConnection', (socket: TLSSocket) => {
-      if (socket.alpnProtocol === 'h2') h2.emit('connection', socket);
+      if (socket.alpnProtocol === 'h2') toHttp2(socket);
       else http1!.call(server, socket);
     });
   } else {
@@ -149,34 +67,11 @@ export function attachHttp2(server: Server, listener: RequestListener, options: 
       socket.once('close', () => undecided.delete(socket));
       sniffPreface(socket, options.headersTimeout, (isHttp2) => {
         undecided.delete(socket);
-        if (isHttp2) h2.emit('connection', socket);
+        if (isHttp2) toHttp2(socket);
         else http1!.call(server, socket);
       });
     });
   }
-}
-
-/**
- * Rapid reset (CVE-2023-44487): a client opening streams and cancelling them at once makes the server start
- * work for each while never being limited by maxConcurrentStreams. nghttp2 rate-limits resets per session;
- * on top, a session whose client cancelled more than RESET_ALLOWANCE streams before their answer, and more
- * than it let finish, is ended with GOAWAY ENHANCE_YOUR_CALM (as nginx and Envoy do). A browser cancelling
- * the odd stream is far from it.
- */
-const RESET_ALLOWANCE = 100;
-
-function watchResets(session: http2.ServerHttp2Session): void {
-  let cancelled = 0;
-  let answered = 0;
-  session.on('stream', (stream) => {
-    stream.once('close', () => {
-      if (stream.rstCode === http2.constants.NGHTTP2_NO_ERROR && stream.headersSent) answered++;
-      else if (!stream.headersSent && ++cancelled > RESET_ALLOWANCE && cancelled > answered && !session.destroyed) {
-        session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
-        session.destroy();
-      }
-    });
-  });
 }
 
 /**

@@ -4,6 +4,7 @@
 // instead of matching the path and parsing the query again).
 import type { IncomingMessage } from 'node:http';
 import type { Pairs } from '../http/query.js';
+import { PARAM_KEYS } from '../http/router.js';
 
 /** What the request said, for stages that look at it before the exchange exists. */
 export interface RequestFacts {
@@ -14,8 +15,13 @@ export interface RequestFacts {
   query: string;
   /** The query decoded into pairs, once per request. */
   queryPairs: Pairs;
-  /** Path parameters by their contract names, percent-decoded once. */
+  /**
+   * Path parameters as the router matched them (percent-decoded), under its keys `p0`, `p1`... in the order
+   * of `pathNames`: read them with pathParam(). Not copied into an object keyed by name per request.
+   */
   pathParams: Record<string, string | undefined>;
+  /** The contract names of the path parameters, in the order of the template. */
+  pathNames: readonly string[];
   /** The request body bytes, if any. */
   raw: Buffer | undefined;
   /** The value of the operation's `in: querystring` parameter (OpenAPI 3.2), read once; undefined without one. */
@@ -34,3 +40,9 @@ export interface RequestFacts {
 
 /** Parameter values typed by their schemas, by location and name (an `in: querystring` parameter is under query). */
 export type ParameterValues = Record<'path' | 'query' | 'header' | 'cookie', Record<string, unknown>>;
+
+/** A path parameter's value by its contract name. */
+export function pathParam(facts: RequestFacts, name: string): string | undefined {
+  const i = facts.pathNames.indexOf(name);
+  return i === -1 ? undefined : facts.pathParams[PARAM_KEYS[i] ?? `p${i}`];
+}

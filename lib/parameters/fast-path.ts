@@ -5,6 +5,7 @@
 // canonical integer) goes to the full check, which gives the same answers as before, errors included.
 import type { Parameter } from '../contract/operations.js';
 import type { ParameterValues, RequestFacts } from '../message/stages.js';
+import { pathParam } from '../message/request-facts.js';
 import { setOwn } from '../util/objects.js';
 
 /** Schema keywords that do not constrain a value. */
@@ -34,7 +35,7 @@ export function compileSimpleParameterCheck(params: readonly Parameter[]): ((fac
   }
   return (facts) => {
     for (const p of simple) {
-      const text = p.inPath ? facts.pathParams[p.name] : onlyValue(facts.queryPairs, p.name);
+      const text = p.inPath ? pathParam(facts, p.name) : onlyValue(facts.queryPairs, p.name);
       if (text === undefined) {
         if (p.required) return false;
       } else if (text === null || (p.valid !== undefined && !p.valid(text))) return false;
@@ -52,7 +53,7 @@ export function compileSimpleParameterValues(params: readonly Parameter[]): (fac
   return (facts) => {
     const values: ParameterValues = { path: {}, query: {}, header: {}, cookie: {} };
     for (const p of integers) {
-      const text = p.in === 'path' ? facts.pathParams[p.name] : onlyValue(facts.queryPairs, p.name);
+      const text = p.in === 'path' ? pathParam(facts, p.name) : onlyValue(facts.queryPairs, p.name);
       if (typeof text === 'string') setOwn(p.in === 'path' ? values.path : values.query, p.name, Number(text));
     }
     return values;

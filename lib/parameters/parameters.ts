@@ -16,6 +16,7 @@
 import type { Operation, Parameter } from '../contract/operations.js';
 import type { RefResolver } from '../contract/refs.js';
 import type { ParameterValues, RequestFacts } from '../message/stages.js';
+import { pathParam } from '../message/request-facts.js';
 import { isJsonMediaType } from '../http/negotiation.js';
 import type { Pairs } from '../http/query.js';
 import { percentDecoded } from '../http/percent.js';
@@ -255,7 +256,7 @@ function readerFor(param: Parameter, params: readonly Parameter[], refs: RefReso
   };
   switch (param.in) {
     case 'path':
-      return { param, read: (facts) => typed(facts.pathParams[name]) };
+      return { param, read: (facts) => typed(pathParam(facts, name)) };
     case 'header': {
       const key = name.toLowerCase();
       return {

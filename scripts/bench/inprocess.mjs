@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The facade's own CPU per request, without the kernel: node's real HTTP parser and ServerResponse on an
-// in-memory socket, the built facade and a bare handler in one process, loads interleaved, medians. Steadier
+// in-memory socket, the built facade and the floor handler (the facade's bytes, no routing, no validation) in one process, loads interleaved, medians. Steadier
 // than `npm run bench` on a busy machine (no loopback syscalls, no load generator sharing the cores), so it
 // shows changes of a tenth of a microsecond; the bench's figures remain the ones to report.
 //
@@ -86,12 +86,17 @@ function load(server, request, n) {
   });
 }
 
+// The floor of the peer scenarios (scripts/bench/bare-server.mjs with BARE_REQUEST_ID): the facade's bytes, a
+// constant X-Request-Id, a request without a body answered at once.
+const FLOOR_REQUEST_ID = '19f4c6a7-e67d-4172-b0a8-a70eb58da364';
+const answerWithId = (res) => {
+  res.writeHead(200, { 'x-request-id': FLOOR_REQUEST_ID, 'content-type': 'application/json', 'content-length': PET_JSON.length });
+  res.end(PET_JSON);
+};
 const bare = createServer((req, res) => {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return answerWithId(res);
   req.on('data', () => {});
-  req.on('end', () => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': PET_JSON.length });
-    res.end(PET_JSON);
-  });
+  req.on('end', () => answerWithId(res));
 });
 
 const systems = [];
@@ -112,8 +117,8 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const s of systems) s.runs.push(await load(s.server, s.request, N));
 }
 const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
-console.log(`CPU µs per request, medians of ${ROUNDS} rounds of ${N} requests (overhead: over the bare handler given the same request)`);
+console.log(`CPU µs per request, medians of ${ROUNDS} rounds of ${N} requests (overhead: over the floor handler given the same request: the facade's bytes with a constant X-Request-Id)`);
 for (const s of systems) {
   const base = median(bares.find((b) => b.request === s.bare).runs);
-  console.log(`  ${s.name.padEnd(16)} ${median(s.runs).toFixed(2).padStart(6)}   overhead ${(median(s.runs) - base).toFixed(2).padStart(5)}   (bare ${base.toFixed(2)})`);
+  console.log(`  ${s.name.padEnd(16)} ${median(s.runs).toFixed(2).padStart(6)}   overhead ${(median(s.runs) - base).toFixed(2).padStart(5)}   (floor ${base.toFixed(2)}, facade/floor ${(base / median(s.runs)).toFixed(3)})`);
 }

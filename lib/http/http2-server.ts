@@ -1,0 +1,135 @@
+// The HTTP/2 server behind svc.server.http2 (docs/production.md#http2), loaded by lib/http/http2.ts on the first
+// connection that speaks HTTP/2: node's HTTP/2 module costs a process about 2 MiB of RSS, which a facade whose
+// clients all speak HTTP/1.1 does not pay. Requests reach the same listener through node's compatibility API,
+// so every stage sees a request and a response of the shape it knows.
+import http2 from 'node:http2';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerOptions } from '../config/model.js';
+import type { RequestListener } from './server.js';
+import { limitRequestTime } from './http2-request-timeout.js';
+
+/** As an edge proxy sets them: streams one connection may have open at once, and the header list's size. */
+export const HTTP2_LIMITS = {
+  maxConcurrentStreams: 100,
+  /** Bytes of decoded header fields (names, values, 32 per field), about HTTP/1.1's 16 KiB of header text. */
+  maxHeaderListSize: 16 * 1024 + 100 * 32,
+} as const;
+
+/**
+ * Fields that only mean something to one HTTP/1.1 connection (RFC 9113 §8.2.2). Node's HTTP/2 stream throws
+ * on them, so a response that copied one (a backend's `Connection: close`, a route's `Keep-Alive`) would fail
+ * instead of being sent: they are left out of HTTP/2 answers.
+ */
+const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'http2-settings', 'te']);
+
+type HeaderMap = Record<string, number | string | readonly string[] | undefined>;
+
+/** The compatibility response, minus connection-specific fields. */
+class Http2Response extends http2.Http2ServerResponse {
+  override setHeader(name: string, value: number | string | readonly string[]): this {
+    if (!CONNECTION_SPECIFIC.has(name.toLowerCase())) super.setHeader(name, value);
+    return this;
+  }
+
+  override appendHeader(name: string, value: string | string[]): this {
+    if (!CONNECTION_SPECIFIC.has(name.toLowerCase())) super.appendHeader(name, value);
+    return this;
+  }
+
+  override writeHead(statusCode: number, ...rest: unknown[]): this {
+    // HTTP/2 has no reason phrase (node warns when given one).
+    if (typeof rest[0] === 'string') rest.shift();
+    for (const name of this.getHeaderNames()) if (CONNECTION_SPECIFIC.has(name)) this.removeHeader(name);
+    const headers = rest[rest.length - 1];
+    if (headers !== null && typeof headers === 'object' && !Array.isArray(headers)) {
+      const kept: HeaderMap = {};
+      for (const [name, value] of Object.entries(headers as HeaderMap)) if (!CONNECTION_SPECIFIC.has(name.toLowerCase())) kept[name] = value;
+      rest[rest.length - 1] = kept;
+    }
+    return (super.writeHead as (status: number, ...args: unknown[]) => this)(statusCode, ...rest);
+  }
+}
+
+/**
+ * The compatibility request, with `host` from `:authority` when the client sent no Host (RFC 9113 §8.3.1),
+ * so forwarding, the spec endpoint's server URLs and the access log read it where they always did.
+ */
+class Http2Request extends http2.Http2ServerRequest {
+  constructor(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, options: object, rawHeaders: string[]) {
+    super(stream, headers, options, rawHeaders);
+    const authority = headers[':authority'];
+    if (headers.host === undefined && typeof authority === 'string') headers.host = authority;
+  }
+}
+
+/**
+ * The HTTP/2 server `listener` is served by. Its sessions are kept in `sessions` while open, so that the
+ * HTTP/1.1 server's closeIdleConnections and closeAllConnections close them too (lib/http/http2.ts).
+ */
+export function createHttp2Server(listener: RequestListener, options: ServerOptions, sessions: Set<http2.ServerHttp2Session>): http2.Http2Server {
+  const idle = Math.max(options.keepAliveTimeout, options.headersTimeout);
+  const h2 = http2.createServer(
+    {
+      settings: { maxConcurrentStreams: HTTP2_LIMITS.maxConcurrentStreams, maxHeaderListSize: HTTP2_LIMITS.maxHeaderListSize },
+      maxHeaderListPairs: 128,
+      // Streams over the limit refused in a row before the session is dropped (a client ignoring SETTINGS).
+      maxSessionRejectedStreams: 100,
+      maxSessionInvalidFrames: 100,
+      Http2ServerRequest: Http2Request as unknown as typeof http2.Http2ServerRequest,
+      Http2ServerResponse: Http2Response as unknown as typeof http2.Http2ServerResponse,
+    },
+    // One turn of the event loop later: a stream the client reset in the same packet as its HEADERS (the
+    // rapid-reset pattern) is closed by then, and costs no routing, no exchange, no answer. The streams that
+    // opened in one turn are served together, by one setImmediate.
+    (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
+      limitRequestTime(req, res, options.requestTimeout);
+      if (opened.push(req, res) === 2) setImmediate(serveOpened);
+    },
+  );
+  /** Requests and responses, alternating, of the streams opened since the last serveOpened. */
+  let opened: (http2.Http2ServerRequest | http2.Http2ServerResponse)[] = [];
+  const serveOpened = (): void => {
+    const batch = opened;
+    opened = [];
+    for (let i = 0; i < batch.length; i += 2) {
+      const req = batch[i] as http2.Http2ServerRequest;
+      if (!req.stream.destroyed) listener(req as unknown as IncomingMessage, batch[i + 1] as unknown as ServerResponse);
+    }
+  };
+  h2.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+    // A session that is lost midway (a reset, a protocol error) is closed; never an uncaught exception.
+    session.on('error', () => session.destroy());
+    // No frame either way for this long: closed as HTTP/1.1 closes an idle kept-alive connection.
+    if (idle > 0) session.setTimeout(idle, () => session.close());
+    watchResets(session);
+  });
+  h2.on('sessionError', () => undefined);
+  // Node answers a stream whose request listener threw with a reset; a stream error is the client's doing.
+  h2.on('streamError', () => undefined);
+  return h2;
+}
+
+/**
+ * Rapid reset (CVE-2023-44487): a client opening streams and cancelling them at once makes the server start
+ * work for each while never being limited by maxConcurrentStreams. nghttp2 rate-limits resets per session;
+ * on top, a session whose client cancelled more than RESET_ALLOWANCE streams before their answer, and more
+ * than it let finish, is ended with GOAWAY ENHANCE_YOUR_CALM (as nginx and Envoy do). A browser cancelling
+ * the odd stream is far from it.
+ */
+const RESET_ALLOWANCE = 100;
+
+function watchResets(session: http2.ServerHttp2Session): void {
+  let cancelled = 0;
+  let answered = 0;
+  session.on('stream', (stream) => {
+    stream.once('close', () => {
+      if (stream.rstCode === http2.constants.NGHTTP2_NO_ERROR && stream.headersSent) answered++;
+      else if (!stream.headersSent && ++cancelled > RESET_ALLOWANCE && cancelled > answered && !session.destroyed) {
+        session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+        session.destroy();
+      }
+    });
+  });
+}

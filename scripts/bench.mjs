@@ -14,7 +14,8 @@
 //   node scripts/bench.mjs --only startup          only the startup figures
 //   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy, the minimal undici and http.request proxies, nginx when installed)
 //   node scripts/bench.mjs --only stripe           only the startup figures whose name contains "stripe"
-//   node scripts/bench.mjs --only protocols        HTTP/1.1, HTTP/2 (h2load, when installed) and TLS on one small GET
+//   node scripts/bench.mjs --only protocols        HTTP/1.1, HTTP/2 (h2load, when installed) and TLS on one small GET, CPU per request
+//   node scripts/bench.mjs --only apikey,forward-resilience   a feature's cost against the facade without it (issue 33)
 //   node scripts/bench.mjs --no-peers              without the peers (no install of scripts/bench/peers)
 //   node scripts/bench.mjs --against /tmp/old/dist/main.js   also a previous build's facade, in the same interleaved run
 //

@@ -14,9 +14,13 @@
 //   node scripts/bench.mjs --only startup          only the startup figures
 //   node scripts/bench.mjs --only forward          the forwarding scenarios (facade vs @fastify/http-proxy, the minimal undici and http.request proxies, nginx when installed)
 //   node scripts/bench.mjs --only stripe           only the startup figures whose name contains "stripe"
-//   node scripts/bench.mjs --only protocols        HTTP/1.1, HTTP/2 (h2load, when installed) and TLS on one small GET
+//   node scripts/bench.mjs --only protocols        HTTP/1.1, HTTP/2 (h2load, when installed) and TLS on one small GET, CPU per request
+//   node scripts/bench.mjs --only apikey,forward-resilience   a feature's cost against the facade without it (issue 33)
 //   node scripts/bench.mjs --no-peers              without the peers (no install of scripts/bench/peers)
 //   node scripts/bench.mjs --against /tmp/old/dist/main.js   also a previous build's facade, in the same interleaved run
+//
+// Every server's answer is checked after the loads (status, Content-Type and body the same bytes as the
+// scenario's); a check that fails, or a start that does not answer as expected, makes the run exit non-zero.
 import autocannon from 'autocannon';
 import { createRequire } from 'node:module';
 import { readFileSync, rmSync } from 'node:fs';
@@ -29,6 +33,9 @@ import { ensurePeers, PEERS_DIR } from './bench/peers.mjs';
 import { start } from './bench/start.mjs';
 import { nginxBinary, startNginx } from './bench/nginx.mjs';
 import { protocolFigures } from './bench/protocols.mjs';
+import { API_KEY, API_KEY_ENV, verifyApiKey } from './bench/apikey.mjs';
+import { startCountingBackend, verifyUntriggered } from './bench/resilience.mjs';
+import { printRunHeader } from './bench/run-header.mjs';
 
 // autocannon sends only the methods of its own list (RFC 7231's and PATCH); QUERY (RFC 10008, OpenAPI 3.2's
 // `query` operation) is added to that list, which it reads on every request it builds.
@@ -157,8 +164,9 @@ export const SCENARIOS = [
     name: 'validation: POST, 3.2 discriminator falling back to defaultMapping (mock echo)',
     key: 'oas32-discriminator',
     files: [bench('oas32-content.yaml')],
+    // The operation declares 201 alone, which the mock answers.
     request: { method: 'POST', path: '/v1/pets', headers: { 'content-type': 'application/json' }, body: HAMSTER_JSON },
-    expect: { status: 200, type: 'application/json', body: HAMSTER_JSON },
+    expect: { status: 201, type: 'application/json', body: HAMSTER_JSON },
   },
   {
     // Compared with the same route served without a profile (baseline), not with the bare server.
@@ -232,6 +240,19 @@ export const SCENARIOS = [
     expect: PET_ANSWER,
   },
   {
+    // Issue 33: the contract's security enforced (getPetById: the `api_key` header, or a petstore_auth token)
+    // and met by a valid API key, against the same GET with security not enforced.
+    name: 'apiKey: GET with a valid API key, security enforced vs not',
+    key: 'apikey',
+    files: [bench('route.yaml')],
+    env: API_KEY_ENV,
+    verify: verifyApiKey,
+    baseline: { files: [bench('route.yaml')], label: 'security not enforced' },
+    request: { ...GET_PET, headers: { api_key: API_KEY } },
+    expect: PET_ANSWER,
+    target: 'issue 33: an apiKey check ≤ 3 %',
+  },
+  {
     // Issue 30: the cost of compressing a 4 KiB JSON answer (br, quality 4) against sending it as it is.
     name: 'compression: GET 4 KiB JSON, br vs uncompressed',
     key: 'compression',
@@ -251,21 +272,39 @@ export const SCENARIOS = [
   },
   forwarding('forward GET /pet/1', 'forward-get', GET_PET_JSON),
   forwarding('forward POST /pet', 'forward-post', { method: 'POST', path: '/api/v3/pet', headers: { 'content-type': 'application/json' }, body: PET_JSON }),
+  {
+    // Issue 33: retries (2) and a circuit breaker around the call, configured and never triggered, against
+    // forward.yaml with retries off (svc.backend.retries defaults to 2: forward-get has them on). The backend
+    // counts what it answers: no request may reach it twice.
+    name: 'forward GET /pet/1 with retries and a breaker, untriggered',
+    key: 'forward-resilience',
+    files: [bench('forward-resilience.yaml')],
+    prepare: startCountingBackend,
+    verify: verifyUntriggered,
+    baseline: { files: [bench('forward.yaml')], env: { SVC_BACKEND_RETRIES: '0' }, label: 'no retries, no breaker' },
+    request: GET_PET_JSON,
+    expect: PET_ANSWER,
+    target: 'issue 33: ≤ 3 %',
+  },
 ];
 
 /**
  * Start to first answer and idle RSS. The contract cache (SVC_CONTRACT_CACHE) is off for the `cold` runs;
- * `warm` runs share a fresh cache directory, filled by the first of them.
+ * `warm` runs share a fresh cache directory, filled by the first of them. `status`: the first answer's
+ * status, checked on every start (the corpus contracts have no routes: `missingOperation: ignore` echoes the
+ * empty GET, 204). `key`: for the derived lines after the table.
  */
 const CACHE_DIR = join(tmpdir(), `svc-facade-bench-cache-${process.pid}`);
+const ECHOED = 204;
 const STARTUP = [
-  { name: 'Petstore, validation on: facade', command: main, args: [bench('route.yaml')], env: VALIDATING, path: '/api/v3/pet/1' },
-  { name: 'Petstore, validation on: facade, no code cache', command: main, args: [bench('route.yaml')], env: { ...VALIDATING, SVC_CODE_CACHE: 'off' }, path: '/api/v3/pet/1' },
-  { name: 'Petstore, validation on: fastify-openapi-glue', peer: 'glue', path: '/api/v3/pet/1' },
-  { name: 'Petstore: bare node:http', command: bench('bare-server.mjs'), args: [], path: '/api/v3/pet/1' },
-  { name: 'github-rest-2020 (JSON, 3.0 MB, 623 ops)', command: main, args: [bench('github.yaml')], env: { SVC_CONTRACT_CACHE: 'off' }, path: '/meta' },
-  { name: 'stripe-2020-08-27 (YAML, 2.8 MB, 384 ops), cold', command: main, args: [bench('stripe-yaml.yaml')], env: { SVC_CONTRACT_CACHE: 'off' }, path: '/v1/balance' },
-  { name: 'stripe-2020-08-27 (YAML, 2.8 MB, 384 ops), cached', command: main, args: [bench('stripe-yaml.yaml')], env: { SVC_CONTRACT_CACHE: CACHE_DIR }, path: '/v1/balance' },
+  { name: 'Petstore, validation on: facade', key: 'petstore-facade', command: main, args: [bench('route.yaml')], env: VALIDATING, path: '/api/v3/pet/1', status: 200 },
+  { name: 'Petstore, validation on: facade, no code cache', command: main, args: [bench('route.yaml')], env: { ...VALIDATING, SVC_CODE_CACHE: 'off' }, path: '/api/v3/pet/1', status: 200 },
+  { name: 'Petstore, validation on: fastify-openapi-glue', peer: 'glue', path: '/api/v3/pet/1', status: 200 },
+  { name: 'Petstore: bare node:http', key: 'petstore-bare', command: bench('bare-server.mjs'), args: [], path: '/api/v3/pet/1', status: 200 },
+  { name: 'github-rest-2020 (JSON, 3.0 MB, 623 ops)', command: main, args: [bench('github.yaml')], env: { SVC_CONTRACT_CACHE: 'off' }, path: '/meta', status: ECHOED },
+  { name: 'github 1.1.4 (APIs-guru, YAML, 2.9 MB, 744 ops)', key: 'github-yaml', command: main, args: [bench('github-yaml.yaml')], env: { SVC_CONTRACT_CACHE: 'off' }, path: '/meta', status: ECHOED },
+  { name: 'stripe-2020-08-27 (YAML, 2.8 MB, 384 ops), cold', command: main, args: [bench('stripe-yaml.yaml')], env: { SVC_CONTRACT_CACHE: 'off' }, path: '/v1/balance', status: ECHOED },
+  { name: 'stripe-2020-08-27 (YAML, 2.8 MB, 384 ops), cached', command: main, args: [bench('stripe-yaml.yaml')], env: { SVC_CONTRACT_CACHE: CACHE_DIR }, path: '/v1/balance', status: ECHOED },
 ];
 
 const args = process.argv.slice(2);
@@ -310,13 +349,18 @@ async function load(port, request, pid) {
   return { rps: result.requests.average, p99: result.latency.p99, cpu: cpuPerRequest, non2xx: result.non2xx, errors: result.errors + result.timeouts };
 }
 
-/** Every server must answer the scenario's status with the same bytes, or the ratios mean nothing. */
+/**
+ * Every server (bare or the base, the facade, --against, floor, peers) must answer the scenario's status,
+ * Content-Type and body, the same bytes (a compressed body once decoded), or the ratios mean nothing.
+ */
 async function check(server, scenario) {
   const { method, path, headers, body } = server.request;
   const who = server.label ?? server.name;
   const res = await fetch(`http://127.0.0.1:${server.port}${path}`, { method, headers, body });
   const text = await res.text();
-  if (res.status !== scenario.expect.status) throw new Error(`${scenario.name} (${who}): expected ${scenario.expect.status}, got ${res.status}: ${text.slice(0, 300)}`);
+  const { status, type } = scenario.expect;
+  if (res.status !== status) throw new Error(`${scenario.name} (${who}): expected ${status}, got ${res.status}: ${text.slice(0, 300)}`);
+  if (res.headers.get('content-type') !== type) throw new Error(`${scenario.name} (${who}): expected Content-Type ${type}, got ${res.headers.get('content-type')}`);
   // A dynamic mock answers fresh bytes every time: it must still answer JSON.
   if (scenario.expect.varies && (server.name === 'facade' || server.name === 'against')) return void JSON.parse(text);
   if (text !== scenario.expect.body) throw new Error(`${scenario.name} (${who}): expected the body ${scenario.expect.body}, got ${text.slice(0, 300)}`);
@@ -389,7 +433,8 @@ async function compare(scenario) {
     for (const s of running) await warmUp(s.port, s.request);
     for (let r = 0; r < rounds; r++) for (const s of running) s.runs.push(await load(s.port, s.request, s.child.pid));
     for (const s of running) await check(s, scenario);
-    if (scenario.verify) await scenario.verify(running[1].port);
+    // The feature's own check (a refusal without credentials, no retry...) on each build that has the feature.
+    for (const s of running) if (scenario.verify && (s.name === 'facade' || s.name === 'against')) await scenario.verify(s.port, { helper, name: s.label ?? s.name, request: s.request });
     const results = running.map((s) => summarize(s, running[0]));
     const [bare, facade] = results;
     const named = (name) => results.find((x) => x.name === name);
@@ -402,6 +447,7 @@ async function compare(scenario) {
 
 const fmt = (n, d = 0) => n.toFixed(d).padStart(9);
 const LABEL = 38;
+const percent = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)} %`;
 const perRound = (x) => `req/s per round: ${x.ratios.map((r) => r.toFixed(2)).join(' ')}`;
 
 /** A line of x's figures against y's: req/s, p99 and RSS as x/y, CPU per request as y/x (above 1: x spends less). */
@@ -409,16 +455,31 @@ function printRatio(label, x, y, note = '') {
   console.log(`  ${`ratio ${label}`.padEnd(LABEL)} ${fmt(x.rps / y.rps, 2)} ${fmt(x.p99 / Math.max(y.p99, 1), 2)} ${fmt(x.rss / y.rss, 2)} ${fmt(y.cpu / x.cpu, 2)}    ${note}`);
 }
 
+/** What failed (a check, a start): the run goes on to the next scenario and exits non-zero at the end. */
+const failures = [];
+function failed(what, err) {
+  failures.push(`${what}: ${err.message}`);
+  console.error(`\nFAILED ${what}: ${err.message}`);
+}
+
 async function runScenarios() {
   const rows = [];
   for (const s of SCENARIOS) {
     if (!selected(s.key, s.name)) continue;
-    const { bare, facade, against: base, floor, peers } = await compare(s);
+    let result;
+    try {
+      result = await compare(s);
+    } catch (err) {
+      failed(s.name, err);
+      continue;
+    }
+    const { bare, facade, against: base, floor, peers } = result;
     rows.push({ s, bare, facade, base, floor, peers });
     console.log(`\n${s.name}  (${connections} connections, ${rounds} x ${duration} s each, interleaved, medians; CPU: each server process alone)`);
     console.log(`  ${''.padEnd(LABEL)}${['req/s', 'p99 ms', 'RSS MiB', 'CPU µs/req'].map((t) => ` ${t.padStart(9)}`).join('')}${'errors'.padStart(12)}`);
     for (const x of [bare, facade, base, floor, ...peers]) if (x) console.log(`  ${x.label.padEnd(LABEL)} ${fmt(x.rps)} ${fmt(x.p99)} ${fmt(x.rss, 1)} ${fmt(x.cpu, 1)}    ${fmt(x.errors)}`);
     printRatio('facade/bare', facade, bare, `(CPU as bare/facade; ${perRound(facade)})`);
+    if (s.target) console.log(`  ${'cost of the feature'.padEnd(LABEL)} CPU per request ${percent(facade.cpu / bare.cpu - 1)}, req/s ${percent(facade.rps / bare.rps - 1)}    (${s.target})`);
     if (base) {
       printRatio('against/bare', base, bare, `(${perRound(base)})`);
       printRatio('facade/against', facade, base);
@@ -453,25 +514,43 @@ async function startOnce(s) {
 async function startupTimes() {
   console.log(`\nstart to first answer (wall time, and the server's CPU time), idle RSS (medians of ${rounds} starts)`);
   rmSync(CACHE_DIR, { recursive: true, force: true });
+  const measured = {};
   try {
     for (const s of STARTUP) {
       if ((s.peer !== undefined && !withPeers) || !startupSelected(s)) continue;
       const runs = [];
       for (let r = 0; r < rounds; r++) runs.push(await startOnce(s));
-      console.log(`  ${s.name.padEnd(56)} ${fmt(median(runs.map((x) => x.ms)))} ms ${fmt(median(runs.map((x) => x.cpu)))} ms CPU ${fmt(median(runs.map((x) => x.rss)), 1)} MiB  (status ${runs[0].status})`);
+      const wrong = runs.find((x) => x.status !== s.status);
+      if (wrong) {
+        failed(`start of ${s.name}`, new Error(`its first answer (GET ${s.path}) was ${wrong.status}, not ${s.status}`));
+        continue;
+      }
+      const figures = { ms: median(runs.map((x) => x.ms)), cpu: median(runs.map((x) => x.cpu)), rss: median(runs.map((x) => x.rss)) };
+      if (s.key) measured[s.key] = figures;
+      console.log(`  ${s.name.padEnd(56)} ${fmt(figures.ms)} ms ${fmt(figures.cpu)} ms CPU ${fmt(figures.rss, 1)} MiB  (status ${s.status})`);
     }
   } finally {
     rmSync(CACHE_DIR, { recursive: true, force: true });
   }
+  const { 'petstore-facade': facade, 'petstore-bare': bare, 'github-yaml': github } = measured;
+  const plus = (x, d) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(d)}`;
+  if (facade && bare) console.log(`  Petstore validated, facade − bare: ${plus(facade.ms - bare.ms, 0)} ms start to first answer, ${plus(facade.rss - bare.rss, 1)} MiB idle RSS (issue 33: ≤ 40 ms, ≤ 10 MiB)`);
+  if (github) console.log(`  GitHub 1.1.4 YAML idle RSS: ${github.rss.toFixed(1)} MiB (issue 33: ≤ 100)`);
 }
 
+printRunHeader(root);
 if (withPeers && (SCENARIOS.some((s) => s.peers && selected(s.key, s.name)) || STARTUP.some((s) => s.peer && startupSelected(s)))) ensurePeers();
 const rows = await runScenarios();
 if (STARTUP.some(startupSelected)) await startupTimes();
-if (selected('protocols', 'protocols')) await protocolFigures({ main, files: [bench('route.yaml')], startFacade, duration, rounds, connections });
+if (selected('protocols', 'protocols')) await protocolFigures({ main, files: [bench('route.yaml')], startFacade, duration, rounds, connections, cpuMicros }).catch((err) => failed('protocols', err));
 console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer with its p99 ratio (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
 for (const { s, bare, facade, base, floor, peers } of rows) {
   const peerPart = peers.map((p) => `  ${p.label} ${(p.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / p.rps).toFixed(2)} (p99 ${(facade.p99 / Math.max(p.p99, 1)).toFixed(2)}${floor ? `; floor/peer ${(floor.rps / p.rps).toFixed(2)}` : ''})`).join('');
   const basePart = base ? `  against ${(base.rps / bare.rps).toFixed(2)} (CPU ${(bare.cpu / base.cpu).toFixed(2)}; µs/req ${[bare, base, facade, ...peers].map((x) => `${x.name === 'peer' ? x.label : x.name} ${x.cpu.toFixed(1)}`).join(', ')})` : '';
   console.log(`  ${s.name.padEnd(56)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})${peerPart}${basePart}`);
+}
+if (failures.length > 0) {
+  console.error(`\nbench: ${failures.length} check(s) failed; the figures of those scenarios are not printed and the run exits 1:`);
+  for (const f of failures) console.error(`  ${f}`);
+  process.exitCode = 1;
 }

@@ -115,9 +115,11 @@ const judged = {
 
 /**
  * Contracts openapi-backend cannot load (its dereferencing fails), with why: graded by our own check only.
- * The same three test/mock/fidelity.test.ts lists; asserted, so one it comes to load is graded from then on.
+ * The three test/mock/fidelity.test.ts lists, and GitHub 1.1.4 (which that test does not judge); asserted, so
+ * one it comes to load is graded from then on.
  */
 const JUDGE_CANNOT_LOAD: Record<string, string> = {
+  'apisguru-github-1.1.4': 'example values hold SCIM objects whose `$ref: https://api.github.com/scim/...` is data; json-schema-ref-parser tries to download it',
   'digitalocean-slice (multi-file)': 'json-schema-ref-parser fails on path items that are $refs to other files',
   'redocly-openapi-starter (multi-file)': 'x-codeSamples $ref source files that the contract does not ship',
   'readme-3.0-circular-paths': 'a path item $ref that json-schema-ref-parser leaves null',

@@ -107,7 +107,7 @@ function apiKeyScheme(name: string, scheme: Record<string, unknown>, keys: ApiKe
     if (value === undefined || value === '') return missing;
     if (typeof value !== 'string') return malformed;
     if (keys === undefined) return anonymousKey;
-    const found = keys.match(value);
+    const found = keys.match(value, c.req.socket);
     return found === undefined ? refused : { met: true, principal: found.principal };
   };
   return { name, description: `apiKey in ${where} ${keyName}`, verified: keys !== undefined, challenge, check: () => check };

@@ -7,6 +7,8 @@ import { createServer as createHttpsServer, request as httpsRequest } from 'node
 import { connect, type AddressInfo } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createFacade } from '../../lib/index.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { memoryLogger, serve } from '../helpers.js';
 import { generatePki, httpBackend } from '../sidecar/backends.js';
 import { basic, call, KEYS, OPERATION_IDS, securedConfig, securedDir, SECURED_CONTRACT } from './contract-security-fixture.js';
@@ -151,6 +153,57 @@ test('enforcement off: one WARN counting the operations whose security nothing e
     assert.equal((await call(running.origin, '/key')).status, 200);
     assert.equal((await call(running.origin, '/basic', { authorization: basic('a', 'b') })).body.authorization, basic('a', 'b'));
   } finally {
+    await running.close();
+  }
+});
+
+test('API keys on one kept-alive connection: each request is judged on its own key, also after a reload replaced the key file', async () => {
+  const dir = securedDir();
+  const calls = { count: 0 };
+  const running = await serve(securedConfig(dir, calls, { security: { apiKeys: 'api-keys.txt' } }), { env: {} });
+  const socket = connect(Number(new URL(running.origin).port), '127.0.0.1');
+  let buffered = Buffer.alloc(0);
+  const waiting: (() => void)[] = [];
+  socket.on('data', (chunk: Buffer) => {
+    buffered = Buffer.concat([buffered, chunk]);
+    waiting.shift()?.();
+  });
+  /** One GET /key with this X-API-Key on the same socket; the status and the principal the route saw. */
+  const get = async (key: string): Promise<{ status: number; principal: unknown }> => {
+    socket.write(`GET /key HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
+    for (;;) {
+      const head = buffered.indexOf('\r\n\r\n');
+      const length = head === -1 ? undefined : Number(/content-length: (\d+)/i.exec(buffered.subarray(0, head).toString())?.[1] ?? 0);
+      if (length !== undefined && buffered.length >= head + 4 + length) {
+        const status = Number(buffered.subarray(9, 12).toString());
+        const body = JSON.parse(buffered.subarray(head + 4, head + 4 + length).toString()) as { principal?: unknown };
+        buffered = buffered.subarray(head + 4 + length);
+        return { status, principal: body.principal };
+      }
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  try {
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const nearMiss = `${KEYS.alice.slice(0, -1)}${KEYS.alice.endsWith('0') ? '1' : '0'}`;
+    const long = `${KEYS.alice}${'x'.repeat(80)}`;
+    assert.deepEqual(await get(KEYS.alice), { status: 200, principal: 'alice' });
+    assert.deepEqual(await get(KEYS.alice), { status: 200, principal: 'alice' });
+    // The key the connection sent before, one character off, a prefix of it, and a longer one: each refused.
+    assert.equal((await get(nearMiss)).status, 401);
+    assert.equal((await get(KEYS.alice.slice(0, -1))).status, 401);
+    assert.equal((await get(long)).status, 401);
+    assert.deepEqual(await get(KEYS.hashed), { status: 200, principal: 'bob' });
+    assert.deepEqual(await get(KEYS.unnamed), { status: 200, principal: null });
+    assert.deepEqual(await get(KEYS.alice), { status: 200, principal: 'alice' });
+    // Alice's key is taken out of the file: after the reload the same connection's same key is refused.
+    writeFileSync(join(dir, 'api-keys.txt'), `${KEYS.unnamed}\n`);
+    await running.facade.reload();
+    assert.equal((await get(KEYS.alice)).status, 401);
+    assert.deepEqual(await get(KEYS.unnamed), { status: 200, principal: null });
+    assert.equal(calls.count, 6);
+  } finally {
+    socket.destroy();
     await running.close();
   }
 });

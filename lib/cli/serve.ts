@@ -9,7 +9,7 @@ import { setOption, type FacadeConfig } from '../config/model.js';
 import { Errors, svcError } from '../util/errors.js';
 import { buildFacade } from '../facade/facade.js';
 import { createLogger, silentLogger } from '../util/log.js';
-import { collectStartupGarbage } from './startup-garbage.js';
+import { collectStartupGarbage, holdYoungGeneration } from './startup-garbage.js';
 import { superviseWorkers } from './workers.js';
 import { writeHealthcheckFile } from '../observe/healthcheck-file.js';
 import { mockConfig, type MockArgs } from './mock.js';
@@ -61,6 +61,15 @@ export function parseArgs(argv: readonly string[]): CliArgs | 'help' | 'version'
 
 /** Serves what the parsed command line names (configuration files, or the mock's contract) until a signal. */
 export async function serve(parsed: CliArgs | MockArgs): Promise<void> {
+  const releaseYoungGeneration = holdYoungGeneration();
+  try {
+    await start(parsed, releaseYoungGeneration);
+  } finally {
+    releaseYoungGeneration();
+  }
+}
+
+async function start(parsed: CliArgs | MockArgs, releaseYoungGeneration: () => void): Promise<void> {
   // Read again, route modules imported anew, on every reload of watch mode.
   const readConfig = async (fresh: boolean): Promise<FacadeConfig> => {
     const config = 'contract' in parsed ? mockConfig(parsed) : await loadConfigFiles(parsed.files, process.env, { fresh });
@@ -85,10 +94,16 @@ export async function serve(parsed: CliArgs | MockArgs): Promise<void> {
     return;
   }
   const configFiles = 'contract' in parsed ? [] : parsed.files.map((file) => resolve(file));
-  const facade = await buildFacade(config, { logger, reloadConfig: () => readConfig(true), configFiles });
   const quiet = cluster.isWorker && cluster.worker?.id !== 1;
-  if (!quiet) for (const line of facade.startupReport) logger.info(line);
-  const address = await facade.listen();
+  let facade: Awaited<ReturnType<typeof buildFacade>>;
+  let address: AddressInfo;
+  try {
+    facade = await buildFacade(config, { logger, reloadConfig: () => readConfig(true), configFiles });
+    if (!quiet) for (const line of facade.startupReport) logger.info(line);
+    address = await facade.listen();
+  } finally {
+    releaseYoungGeneration();
+  }
   // One line saying why the process is going away: an orchestrator's SIGTERM is otherwise invisible in the log.
   // A signal repeated while stopping changes nothing (no default action cutting the drain short).
   let stopping = false;

@@ -11,8 +11,11 @@ export interface Contract {
   location: string;
   /** Absolute file path or URL the contract was read from. */
   uri: string;
-  /** The file's bytes, as read (served by `openApi.apiContextPath`). */
-  raw: Buffer;
+  /**
+   * The file's bytes, as read: kept only when asked for (`openApi.apiContextPath` serves them). A large
+   * contract's bytes are megabytes a facade that does not publish them would hold for its whole life.
+   */
+  raw: Buffer | undefined;
   doc: OpenApiDocument;
   version: OpenApiVersion;
   refs: RefResolver;
@@ -29,7 +32,7 @@ export interface OpenApiDocument {
   [key: string]: unknown;
 }
 
-export async function loadContract(location: string, configDir: string): Promise<Contract> {
+export async function loadContract(location: string, configDir: string, options: { keepBytes?: boolean } = {}): Promise<Contract> {
   const fail = (reason: string): SvcError => svcError(Errors.SPEC_LOAD, location, reason);
   const found = locateResource(location, configDir);
   if (!found) throw fail('No such file in the resource roots (config directory, its src/main/resources, the working directory, its src/main/resources).');
@@ -65,7 +68,7 @@ export async function loadContract(location: string, configDir: string): Promise
   }
   const typed = doc as OpenApiDocument;
   if (typed.paths !== undefined && (typed.paths === null || typeof typed.paths !== 'object')) throw fail('paths is not an object.');
-  return { location, uri, raw, doc: typed, version, refs: new RefResolver(uri, typed, version) };
+  return { location, uri, raw: options.keepBytes === true ? raw : undefined, doc: typed, version, refs: new RefResolver(uri, typed, version) };
 }
 
 function openApiVersion(doc: unknown): OpenApiVersion | undefined {

@@ -1,6 +1,7 @@
 // JSON or YAML, decided by content rather than file extension (docs/configuration.md#contracts).
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { cachedParse } from './cache.js';
+import { detachStrings } from './detach-strings.js';
 import { parseYamlFast } from './yaml-fast.js';
 
 export function parseDocument(text: string): unknown {
@@ -15,9 +16,14 @@ export function parseDocument(text: string): unknown {
   return cachedParse(text, parseYamlText);
 }
 
+/** Below this size a parsed document may keep its text: copying its strings out would save too little. */
+const DETACH_FROM_CHARS = 256 * 1024;
+
 function parseYamlText(text: string): unknown {
   const fast = parseYamlFast(text);
-  return fast === undefined ? parseWithYaml(text) : fast.doc;
+  const doc = fast === undefined ? parseWithYaml(text) : fast.doc;
+  if (text.length >= DETACH_FROM_CHARS) detachStrings(doc);
+  return doc;
 }
 
 /**

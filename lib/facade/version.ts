@@ -52,7 +52,9 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
   const specification = config.openApi.specification;
   if (!specification) throw svcError(Errors.SPEC_MISSING);
   const consumer = await consumerStages(config, logger);
-  const contract = await loadContract(specification, config.baseDir);
+  // The file's own bytes are kept only to be served as they are (openApi.apiContextPath).
+  const publishesOriginal = config.openApi.apiContextPath !== undefined && config.openApi.apiContextPath !== '' && config.openApi.apiContextPath !== '/';
+  const contract = await loadContract(specification, config.baseDir, { keepBytes: publishesOriginal });
   const basePath = resolveBasePath(contract.doc, { componentBasePath: config.componentBasePath, contextPath: config.rest.contextPath });
   const table = compileOperations(contract);
   for (const problem of exampleObjectProblems(contract.doc)) logger.warn(`contract: example ${problem}`);

@@ -90,11 +90,30 @@ export function acceptsMediaType(accept: string | undefined, type: string): bool
   return negotiateMediaType(accept, [type]) !== undefined;
 }
 
-/** A negotiator bound to one operation's offers, remembering the last few Accept headers it saw. */
-export function compileNegotiator(offers: readonly string[]): (accept: string | undefined) => string | undefined {
-  const negotiate = boundedMemo((accept) => negotiateMediaType(accept, offers));
-  const first = offers[0];
-  return (accept) => (accept === undefined || accept === '' ? first : negotiate(accept));
+export type Negotiator = (accept: string | undefined) => string | undefined;
+
+/**
+ * Negotiators by their offers (in order): the operations and statuses of a contract offer the same few lists
+ * (GitHub's 623 operations: mostly `application/json` alone), so they share one negotiator and its memory
+ * of Accept headers instead of a closure and a Map each. Bounded: full, it starts over (negotiators handed
+ * out keep working).
+ */
+const negotiators = new Map<string, Negotiator>();
+const MAX_NEGOTIATORS = 4096;
+
+/** A negotiator for these offers, remembering the last few Accept headers it saw. */
+export function compileNegotiator(offers: readonly string[]): Negotiator {
+  const key = offers.join('\n');
+  let negotiator = negotiators.get(key);
+  if (negotiator === undefined) {
+    const own = [...offers];
+    const negotiate = boundedMemo((accept) => negotiateMediaType(accept, own));
+    const first = own[0];
+    negotiator = (accept) => (accept === undefined || accept === '' ? first : negotiate(accept));
+    if (negotiators.size >= MAX_NEGOTIATORS) negotiators.clear();
+    negotiators.set(key, negotiator);
+  }
+  return negotiator;
 }
 
 /** Does a request Content-Type match a declared media type? Parameters and case ignored; wildcards honoured. */

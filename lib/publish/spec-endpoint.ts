@@ -6,7 +6,7 @@ import { networkInterfaces } from 'node:os';
 import { extname } from 'node:path';
 import { stringify as stringifyYaml } from 'yaml';
 import { joinPaths } from '../contract/base-path.js';
-import type { Contract, OpenApiDocument } from '../contract/load.js';
+import type { OpenApiDocument } from '../contract/load.js';
 import { Errors } from '../util/errors.js';
 import { withRequestId } from '../message/request-id.js';
 import type { FeatureContext, OperationRuntime } from '../message/stages.js';
@@ -32,9 +32,10 @@ export function registerSpecEndpoints(router: Router<OperationRuntime>, { config
     publish(router, `${path}.yaml`, documentEndpoint(documents, 'yaml', logger), logger);
   }
   const original = config.openApi.apiContextPath;
-  if (original !== undefined && original !== '' && original !== '/') {
-    const type = originalType(contract);
-    publish(router, joinPaths(basePath, original), { serve: (_req, res) => send(res, contract.raw, type) }, logger);
+  const raw = contract.raw;
+  if (original !== undefined && original !== '' && original !== '/' && raw !== undefined) {
+    const type = originalType(contract.uri, raw);
+    publish(router, joinPaths(basePath, original), { serve: (_req, res) => send(res, raw, type) }, logger);
   }
 }
 
@@ -123,9 +124,9 @@ function send(res: ServerResponse, body: Buffer, type: string, vary?: string): v
 }
 
 /** Content type of the original file, by extension; by content when the extension says nothing. */
-function originalType(contract: Contract): string {
-  const ext = extname(contract.uri.replace(/[?#].*$/, '')).toLowerCase();
+function originalType(uri: string, raw: Buffer): string {
+  const ext = extname(uri.replace(/[?#].*$/, '')).toLowerCase();
   if (ext === '.json') return JSON_TYPE;
   if (ext === '.yaml' || ext === '.yml') return YAML_TYPE;
-  return /^\s*[{[]/.test(contract.raw.toString('utf8', 0, 64)) ? JSON_TYPE : YAML_TYPE;
+  return /^\s*[{[]/.test(raw.toString('utf8', 0, 64)) ? JSON_TYPE : YAML_TYPE;
 }

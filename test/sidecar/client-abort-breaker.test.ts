@@ -109,9 +109,10 @@ async function metrics(running: Running): Promise<string> {
   return (await fetch(`${running.origin}/observe/metrics`)).text();
 }
 
-test('clients that close their connections mid-request do not open the breaker: the next request is answered by the backend and the breaker stays closed', async () => {
+test('clients that close their connections mid-request do not open the breaker, nor are their calls retried: the next request is answered by the backend and the breaker stays closed', async () => {
   const backend = await slowBackend(200);
-  const running = await facade(breaker(`${backend.origin}/item`));
+  // Retries on, as docs/sidecar.md pairs them with a breaker: an abandoned call is not sent again either.
+  const running = await facade(breaker(`${backend.origin}/item?retries=2`));
   try {
     await abandon(running, 8, () => backend.received(8));
     // The facade aborted each backend call when its client left (the backend sees the 8 connections close).
@@ -122,6 +123,7 @@ test('clients that close their connections mid-request do not open the breaker: 
     const text = await metrics(running);
     assert.match(text, /^svc_circuit_breaker_state\{route="getItem",state="closed"\} 1$/m);
     assert.match(text, /^svc_circuit_breaker_rejected_total\{route="getItem"\} 0$/m);
+    assert.match(text, /^svc_backend_retries_total\{[^}]*\} 0$/m);
   } finally {
     await running.close();
     await backend.close();

@@ -85,7 +85,7 @@ function facade(steps: string): Promise<Running> {
 }
 
 function breaker(to: string, extra = ''): string {
-  return `        - circuitBreaker:\n            resilience4jConfiguration: { failureRateThreshold: 50, slidingWindowSize: 10, minimumNumberOfCalls: 5, waitDurationInOpenState: 300ms, permittedNumberOfCallsInHalfOpenState: 2${extra} }\n            steps:\n              - to: ${to}\n`;
+  return `        - circuitBreaker:\n            resilience4jConfiguration: { failureRateThreshold: 50, slidingWindowSize: 10, minimumNumberOfCalls: 5, waitDurationInOpenState: 1s, permittedNumberOfCallsInHalfOpenState: 2${extra} }\n            steps:\n              - to: ${to}\n`;
 }
 
 /** `count` raw clients each send a GET; once `arrived` says the backends have them all, they close their connections before the answer. */
@@ -138,7 +138,7 @@ test('a half-open probe whose client leaves gives its slot back: the next reques
     for (let i = 0; i < 5; i++) assert.equal((await fetch(`${running.origin}/items/1`)).status, 500);
     assert.equal((await fetch(`${running.origin}/items/1`)).status, 503, 'opened by 5 undeclared 500s');
     backend.mode = 'slow';
-    await new Promise((r) => setTimeout(r, 350));
+    await new Promise((r) => setTimeout(r, 1050));
     // Both probes of the half-open breaker are taken by clients that leave.
     await abandon(running, 2, () => backend.received(7));
     await backend.closed(2);

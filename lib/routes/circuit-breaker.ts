@@ -5,10 +5,12 @@
 // with Retry-After (the time left open). Then `permittedNumberOfCallsInHalfOpenState` probes go through;
 // the breaker closes when fewer than the threshold of them fail, and opens again otherwise.
 // Failures: the steps failed (a backend that cannot be reached, a timeout, a problem the facade made), or
-// they ended with a 5xx status the operation does not declare.
+// they ended with a 5xx status the operation does not declare. A call its client cut short (client-cut.ts) is
+// neither: not recorded, and a half-open probe slot it held is given back.
 import { Errors, SvcError } from '../util/errors.js';
 import { parseDuration } from '../config/units.js';
 import { HeaderNames, type Exchange } from '../message/exchange.js';
+import { cutByClient } from './client-cut.js';
 
 export interface Resilience4jConfiguration {
   failureRateThreshold: number;
@@ -77,6 +79,8 @@ export class CircuitBreaker {
   private probes = 0;
   private probed = 0;
   private probeFailures = 0;
+  /** The half-open periods so far: a probe's slot is given back only in the period it was taken in. */
+  private periods = 0;
 
   constructor(readonly config: Resilience4jConfiguration) {
     this.window = new Uint8Array(config.slidingWindowSize);
@@ -88,6 +92,7 @@ export class CircuitBreaker {
     if (this.state === 'open') {
       if (now < this.openUntil) return false;
       this.state = 'halfOpen';
+      this.periods++;
       this.probes = this.probed = this.probeFailures = 0;
     }
     if (this.probes >= this.config.permittedNumberOfCallsInHalfOpenState) return false;
@@ -123,6 +128,16 @@ export class CircuitBreaker {
     if (this.calls >= config.minimumNumberOfCalls && (this.failures * 100) / this.calls >= config.failureRateThreshold) this.open(now);
   }
 
+  /** The current half-open period (read when a call is permitted, for `release`). */
+  get period(): number {
+    return this.periods;
+  }
+
+  /** A call permitted in `period` ended with no outcome (its client left): a probe's slot is free again. */
+  release(period: number): void {
+    if (this.state === 'halfOpen' && period === this.periods) this.probes--;
+  }
+
   private open(now: number): void {
     this.state = 'open';
     this.openUntil = now + this.config.waitDurationInOpenState;
@@ -145,15 +160,20 @@ export function circuitBreakerStep(breaker: CircuitBreaker, steps: Run, fallback
       const seconds = breaker.retryAfter(now);
       throw new SvcError(Errors.CIRCUIT_OPEN, [seconds], undefined, { 'retry-after': String(seconds) });
     }
+    const period = breaker.period;
     let failed = true;
+    let cut = false;
     try {
       await (timeoutEnabled ? withTimeout(steps(ex), timeoutDuration) : steps(ex));
       const status = Number(ex.message.headers.get(HeaderNames.RESPONSE_CODE));
       failed = status >= 500 && status <= 599 && !declares(ex, status);
     } catch (err) {
-      if (fallback === undefined) throw err;
+      // The client left: no outcome for the breaker, and no fallback (it answers for the backend, not the client).
+      cut = cutByClient(err);
+      if (cut || fallback === undefined) throw err;
     } finally {
-      breaker.record(failed, performance.now());
+      if (cut) breaker.release(period);
+      else breaker.record(failed, performance.now());
     }
     if (!failed || fallback === undefined) return;
     // The fallback's answer is its own: not the failed call's status.

@@ -2,8 +2,10 @@
 // (distributionRatio) or failover (the next endpoint after a failed call, at most maximumFailoverAttempts more),
 // with outlier ejection as Envoy does it: an endpoint that fails 5 calls in a row is left out for 30 s,
 // twice as long at each ejection (at most 300 s), and never the last usable one. Failures: the call failed,
-// or it ended with a 5xx status the operation does not declare.
+// or it ended with a 5xx status the operation does not declare. A call its client cut short (client-cut.ts)
+// is neither, and is not sent to another endpoint.
 import type { Exchange } from '../message/exchange.js';
+import { cutByClient } from './client-cut.js';
 
 export type { Strategy } from '../config/route-definitions.js';
 import type { Strategy } from '../config/route-definitions.js';
@@ -89,6 +91,7 @@ export function loadBalanceStep(balancer: Balancer, failedAnswer: (ex: Exchange)
       try {
         await balancer.run(i, ex);
       } catch (err) {
+        if (cutByClient(err)) throw err;
         balancer.record(i, true, performance.now());
         // Failover after a failed call only: an answer (even a 5xx) has become the exchange's, so it is passed on.
         if (attempt >= failovers || !maySendAgain(ex)) throw err;

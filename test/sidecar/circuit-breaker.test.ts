@@ -16,7 +16,8 @@ paths:
     get: { operationId: getItem, responses: { '200': { description: ok } } }
 `;
 
-const CONFIG = { failureRateThreshold: 50, slidingWindowSize: 4, minimumNumberOfCalls: 4, waitDurationInOpenState: '400ms', permittedNumberOfCallsInHalfOpenState: 2 };
+// 1 s open: the 50 requests answered while open must all fit in it, on a busy machine too (Retry-After stays 1).
+const CONFIG = { failureRateThreshold: 50, slidingWindowSize: 4, minimumNumberOfCalls: 4, waitDurationInOpenState: '1s', permittedNumberOfCallsInHalfOpenState: 2 };
 
 function files(origin: string): { yaml: string; xml: string; contract: string } {
   const dir = tempDir({ 'openapi.yaml': CONTRACT });
@@ -58,7 +59,7 @@ test('YAML circuitBreaker: 4 undeclared 500s open it; open answers 503 problem+j
     // Under 5 ms p99 on an idle machine; a generous ceiling here (the machine may be busy).
     assert.ok(times[Math.floor(times.length * 0.99) - 1]! < 100, `p99 ${times[Math.floor(times.length * 0.99) - 1]} ms`);
     healthy = true;
-    await new Promise((r) => setTimeout(r, 450));
+    await new Promise((r) => setTimeout(r, 1050));
     assert.equal((await get(running)).status, 200, 'probe 1');
     assert.equal((await get(running)).status, 200, 'probe 2');
     assert.equal((await get(running)).status, 200, 'closed again');
@@ -74,7 +75,7 @@ test('a failing half-open probe opens the breaker again for another waitDuration
   const running = await serve([files(backend.origin).yaml], { env: {} });
   try {
     for (let i = 0; i < 4; i++) await get(running);
-    await new Promise((r) => setTimeout(r, 450));
+    await new Promise((r) => setTimeout(r, 1050));
     assert.equal((await get(running)).status, 502, 'probe 1');
     assert.equal((await get(running)).status, 502, 'probe 2');
     assert.equal((await get(running)).status, 503, 'open again');

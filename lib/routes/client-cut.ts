@@ -1,0 +1,14 @@
+// A call cut short by its client: it closed its connection mid-request (the forward then aborts the backend
+// call, call.ts), or its body could not be read. SVC_BODY_ABORTED is made for nothing else. The backend did
+// not fail, so the circuit breaker and the load balancer's outlier ejection count such a call neither as a
+// success nor as a failure (Resilience4j ignores a cancelled call; Envoy counts only upstream errors): else
+// the requests a load test leaves in flight at its end, or one client dropping its connections on purpose,
+// would open a breaker in front of a healthy backend.
+import { Errors, SvcError } from '../util/errors.js';
+
+const CODE = Errors.BODY_ABORTED.code;
+
+/** Whether the error is the client's leaving (or its unreadable body), not a failure of what was called. */
+export function cutByClient(err: unknown): boolean {
+  return err instanceof SvcError && err.code === CODE;
+}

@@ -180,3 +180,35 @@ test('loadBalance: clients leaving mid-request do not eject an endpoint (5 failu
     for (const b of backends) await b.close();
   }
 });
+
+/** One request written as these exact bytes on a fresh connection; the status line's code. */
+function rawStatus(running: Running, bytes: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(running.origin).port), '127.0.0.1');
+    let head = '';
+    socket.on('error', reject);
+    socket.on('data', (chunk: Buffer) => {
+      head += chunk.toString('latin1');
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(head);
+      if (status) {
+        socket.destroy();
+        resolve(Number(status[1]));
+      }
+    });
+    socket.write(bytes);
+  });
+}
+
+test('requests refused for what the client sent (a GET with a body to forward: 400) are no failures of the backend: the breaker stays closed', async () => {
+  const backend = await slowBackend(0);
+  const running = await facade(breaker(`${backend.origin}/item`));
+  try {
+    for (let i = 0; i < 8; i++) assert.equal(await rawStatus(running, 'GET /items/1 HTTP/1.1\r\nhost: f\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}'), 400, `refused ${i + 1}`);
+    assert.equal(backend.requests, 0, 'nothing reached the backend');
+    assert.equal((await fetch(`${running.origin}/items/1`)).status, 200);
+    assert.match(await metrics(running), /^svc_circuit_breaker_state\{route="getItem",state="closed"\} 1$/m);
+  } finally {
+    await running.close();
+    await backend.close();
+  }
+});

@@ -20,6 +20,7 @@ import { redirectTarget, type Hop } from './redirects.js';
 import { REQUEST_ID_HEADER } from '../../message/request-id.js';
 import { BackendAnswer, responseHeaders } from './response.js';
 import { KeptBody } from './kept-body.js';
+import { countRelayed } from './relayed-garbage.js';
 import type { OriginStats } from './origin-stats.js';
 import { CallRetries, failureKind, type FailureKind } from './retry.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_METHODS, maySendAgain, RETRIED_STATUSES, type RetrySafety } from './retry-safety.js';
@@ -378,6 +379,7 @@ class BackendCall {
     let size = 0;
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
+      countRelayed(chunk.length);
       kept?.add(chunk);
       this.idle?.refresh();
       if (announced !== undefined && size > announced) return this.abort('client');
@@ -508,6 +510,7 @@ class Attempt implements Dispatcher.DispatchHandler {
   onData(chunk: Buffer): boolean {
     const res = this.response;
     if (res === undefined || this.discard || this.bodiless) return true;
+    countRelayed(chunk.length);
     return res.data(chunk, this.resumeParser!);
   }
 

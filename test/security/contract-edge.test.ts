@@ -8,6 +8,7 @@ import { connect, type AddressInfo } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createFacade } from '../../lib/index.js';
 import { writeFileSync } from 'node:fs';
+import { connect as http2Connect } from 'node:http2';
 import { join } from 'node:path';
 import { memoryLogger, serve } from '../helpers.js';
 import { generatePki, httpBackend } from '../sidecar/backends.js';
@@ -204,6 +205,33 @@ test('API keys on one kept-alive connection: each request is judged on its own k
     assert.equal(calls.count, 6);
   } finally {
     socket.destroy();
+    await running.close();
+  }
+});
+
+test('API keys on one HTTP/2 connection: streams are judged on their own keys (the memo rides on the session socket)', async () => {
+  const calls = { count: 0 };
+  const running = await serve(securedConfig(securedDir(), calls, { security: { apiKeys: 'api-keys.txt' } }), { env: {} });
+  const session = http2Connect(running.origin);
+  const get = (key: string): Promise<{ status: number; principal: unknown }> =>
+    new Promise((resolve, reject) => {
+      const stream = session.request({ ':path': '/key', 'x-api-key': key });
+      let status = 0;
+      let text = '';
+      stream.on('response', (headers) => (status = Number(headers[':status'])));
+      stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      stream.on('end', () => resolve({ status, principal: (JSON.parse(text) as { principal?: unknown }).principal }));
+      stream.on('error', reject);
+      stream.end();
+    });
+  try {
+    assert.deepEqual(await get(KEYS.alice), { status: 200, principal: 'alice' });
+    assert.deepEqual(await get(KEYS.alice), { status: 200, principal: 'alice' });
+    assert.equal((await get(`${KEYS.alice.slice(0, -1)}x`)).status, 401);
+    assert.deepEqual(await get(KEYS.hashed), { status: 200, principal: 'bob' });
+    assert.equal(calls.count, 3);
+  } finally {
+    session.close();
     await running.close();
   }
 });

@@ -51,6 +51,8 @@ export function compileAnswerType(op: Operation, writes: (type: string) => boole
     const code = headers.get(RESPONSE_CODE);
     const types = responseForStatus(byCode, code === undefined || code === null || code === '' ? '200' : String(code));
     if (types === undefined) return;
+    // One type declared: it is the answer's, whatever the client accepts (a type it does not accept falls back to the first declared).
+    if (types.offers.length === 1) return void headers.set('content-type', types.offers[0]!);
     const accept = headers.get('accept');
     // Among the types the client likes equally (`*/*`, or no Accept), the request's own kind comes first.
     const requestType = ex.request?.headers['content-type'];

@@ -95,15 +95,11 @@ async function start(parsed: CliArgs | MockArgs, releaseYoungGeneration: () => v
   }
   const configFiles = 'contract' in parsed ? [] : parsed.files.map((file) => resolve(file));
   const quiet = cluster.isWorker && cluster.worker?.id !== 1;
-  let facade: Awaited<ReturnType<typeof buildFacade>>;
-  let address: AddressInfo;
-  try {
-    facade = await buildFacade(config, { logger, reloadConfig: () => readConfig(true), configFiles });
-    if (!quiet) for (const line of facade.startupReport) logger.info(line);
-    address = await facade.listen();
-  } finally {
-    releaseYoungGeneration();
-  }
+  const facade = await buildFacade(config, { logger, reloadConfig: () => readConfig(true), configFiles });
+  if (!quiet) for (const line of facade.startupReport) logger.info(line);
+  const address = await facade.listen();
+  // Before the listening line (serve() releases it too when the start fails or returns early).
+  releaseYoungGeneration();
   // One line saying why the process is going away: an orchestrator's SIGTERM is otherwise invisible in the log.
   // A signal repeated while stopping changes nothing (no default action cutting the drain short).
   let stopping = false;

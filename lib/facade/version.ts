@@ -11,7 +11,7 @@ import { Errors, SvcError, svcError } from '../util/errors.js';
 import { Router } from '../http/router.js';
 import { compileCompression } from '../http/compression.js';
 import { compileCors, type CorsPolicy } from '../http/cors.js';
-import { registerSpecEndpoints } from '../publish/spec-endpoint.js';
+import { publishesOriginal, registerSpecEndpoints } from '../publish/spec-endpoint.js';
 import type { Logger } from '../util/log.js';
 import { mockFeature } from '../mock/mock.js';
 import { createBackendContext, type BackendContext } from '../routes/backend/context.js';
@@ -53,8 +53,7 @@ export async function buildVersion(config: FacadeConfig, logger: Logger): Promis
   if (!specification) throw svcError(Errors.SPEC_MISSING);
   const consumer = await consumerStages(config, logger);
   // The file's own bytes are kept only to be served as they are (openApi.apiContextPath).
-  const publishesOriginal = config.openApi.apiContextPath !== undefined && config.openApi.apiContextPath !== '' && config.openApi.apiContextPath !== '/';
-  const contract = await loadContract(specification, config.baseDir, { keepBytes: publishesOriginal });
+  const contract = await loadContract(specification, config.baseDir, { keepBytes: publishesOriginal(config) });
   const basePath = resolveBasePath(contract.doc, { componentBasePath: config.componentBasePath, contextPath: config.rest.contextPath });
   const table = compileOperations(contract);
   for (const problem of exampleObjectProblems(contract.doc)) logger.warn(`contract: example ${problem}`);

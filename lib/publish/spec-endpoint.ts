@@ -11,6 +11,7 @@ import { Errors } from '../util/errors.js';
 import { withRequestId } from '../message/request-id.js';
 import type { FeatureContext, OperationRuntime } from '../message/stages.js';
 import type { Logger } from '../util/log.js';
+import type { FacadeConfig } from '../config/model.js';
 import { compileNegotiator } from '../http/negotiation.js';
 import { sendProblem } from '../http/problem.js';
 import type { Router } from '../http/router.js';
@@ -24,7 +25,7 @@ const YAML_TYPE = 'application/yaml';
 /** Adds the configured spec endpoints to the router (GET; HEAD and 405 come from the dispatcher). */
 export function registerSpecEndpoints(router: Router<OperationRuntime>, { config, contract, basePath, logger }: FeatureContext): void {
   const published = config.rest.apiContextPath;
-  if (published !== undefined && published !== '' && published !== '/') {
+  if (isEndpointPath(published)) {
     const documents = publishedDocuments(contract.doc, basePath, config.rest.hostNameResolver ?? 'localIp');
     const path = published.replace(/\/+$/, '');
     publish(router, path, documentEndpoint(documents, undefined, logger), logger);
@@ -33,10 +34,20 @@ export function registerSpecEndpoints(router: Router<OperationRuntime>, { config
   }
   const original = config.openApi.apiContextPath;
   const raw = contract.raw;
-  if (original !== undefined && original !== '' && original !== '/' && raw !== undefined) {
+  if (isEndpointPath(original) && raw !== undefined) {
     const type = originalType(contract.uri, raw);
     publish(router, joinPaths(basePath, original), { serve: (_req, res) => send(res, raw, type) }, logger);
   }
+}
+
+/** A context path that names an endpoint: unset, empty and `/` publish nothing. */
+function isEndpointPath(path: string | undefined): path is string {
+  return path !== undefined && path !== '' && path !== '/';
+}
+
+/** Whether the contract file's own bytes are served (`openApi.apiContextPath`): only then are they kept. */
+export function publishesOriginal(config: Pick<FacadeConfig, 'openApi'>): boolean {
+  return isEndpointPath(config.openApi.apiContextPath);
 }
 
 /** Operations are registered first and keep their path; a shadowed spec endpoint is worth a warning. */

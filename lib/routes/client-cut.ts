@@ -5,15 +5,13 @@
 // success nor as a failure (Resilience4j ignores a cancelled call; Envoy counts only upstream errors): else
 // the requests a load test leaves in flight at its end, or one client dropping its connections on purpose,
 // would open a breaker in front of a healthy backend, and so would one client sending oversized bodies.
-import { Errors, SvcError } from '../util/errors.js';
-
-const CODE = Errors.BODY_ABORTED.code;
+import { SvcError } from '../util/errors.js';
 
 /**
- * Whether the error is the client's doing (its leaving, its unreadable or refused request), not a failure of
- * what was called. A backend's own 4xx is an answer, never an error; the facade's errors about a backend are
- * 5xx (502, 504).
+ * Whether the error is the client's doing (its leaving, its unreadable or refused request: SVC_BODY_ABORTED is
+ * a 400 like the others), not a failure of what was called. A backend's own 4xx is an answer, never an error;
+ * the facade's errors about a backend are 5xx (502, 504).
  */
 export function cutByClient(err: unknown): boolean {
-  return err instanceof SvcError && (err.code === CODE || err.status < 500);
+  return err instanceof SvcError && err.status < 500;
 }

@@ -17,10 +17,14 @@ export type Collect = (options?: CollectOptions) => void;
  * --expose-gc has its own.
  */
 export function garbageCollector(): Collect {
+  if (collector !== undefined) return collector;
   const own = (globalThis as { gc?: Collect }).gc;
-  if (typeof own === 'function') return own;
+  if (typeof own === 'function') return (collector = own);
   setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as Collect;
+  collector = runInNewContext('gc') as Collect;
   setFlagsFromString('--no-expose-gc');
-  return gc;
+  return collector;
 }
+
+/** Asked for once per process: both callers share it. */
+let collector: Collect | undefined;

@@ -5,13 +5,12 @@
 // frees the buffers still young at a fraction of that cost: RSS growth stays under 10 MB whatever a body's
 // size, and the CPU per MB relayed falls (figures: docs/performance.md, "A body streamed through a `to:`
 // backend"). The count is the process's, not a call's: concurrent bodies share the collections.
-import { garbageCollector, type Collect } from '../../util/garbage.js';
+import { garbageCollector } from '../../util/garbage.js';
 
 /** 4 MiB: the lowest CPU per MB measured (2 MiB alike; 8 MiB holds twice the garbage, 16 MiB lets V8's own full collections back). */
 export const RELAY_COLLECTION_BYTES = 4 * 1024 * 1024;
 
 let relayed = 0;
-let collect: Collect | undefined;
 const MINOR = { type: 'minor', execution: 'sync' } as const;
 
 /** Counts bytes relayed; collects the young generation once RELAY_COLLECTION_BYTES have passed since the last time. */
@@ -19,5 +18,5 @@ export function countRelayed(bytes: number): void {
   relayed += bytes;
   if (relayed < RELAY_COLLECTION_BYTES) return;
   relayed = 0;
-  (collect ??= garbageCollector())(MINOR);
+  garbageCollector()(MINOR);
 }

@@ -74,7 +74,7 @@ const route = (id, path) => `- route:\n    from:\n      uri: direct:${id}\n     
 // A streamed upload is bounded by maxBodySize too (docs/sidecar.md): raised so the largest size passes.
 writeFileSync(join(dir, 'app.yaml'), `- rest:\n    openApi:\n      specification: contract.yaml\n- server:\n    maxBodySize: 4000MiB\n${route('upload', '/up')}${route('download', '/down')}${route('small', '/small')}`);
 
-const cli = spawn(process.execPath, [...(process.env.TRACE ? ['--trace-gc'] : []), main, 'app.yaml', '--port', '0', '--host', '127.0.0.1'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+const cli = spawn(process.execPath, [...(process.env.TRACE ? ['--trace-gc'] : []), ...(process.env.FLAGS ? process.env.FLAGS.split(' ') : []), main, 'app.yaml', '--port', '0', '--host', '127.0.0.1'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
 let out = '';
 let collections = {};
 const port = await new Promise((resolve, reject) => {

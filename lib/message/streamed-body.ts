@@ -29,6 +29,14 @@ export class StreamedBody {
     return this.readAll(ex);
   }
 
+  /**
+   * Nobody will read this body (a fallback answers instead): one that has arrived whole is dropped, one still
+   * arriving is destroyed (a backend's answer: its call is aborted and its connection closed).
+   */
+  discard(): void {
+    if (this.arrived() === undefined) this.stream.destroy();
+  }
+
   /** The whole body if it has all arrived (a small answer comes in the packets of its head): see takeArrived. */
   arrived(): Buffer | null | undefined {
     const source = this.source;

@@ -6,11 +6,13 @@
 // the breaker closes when fewer than the threshold of them fail, and opens again otherwise.
 // Failures: the steps failed (a backend that cannot be reached, a timeout, a problem the facade made), or
 // they ended with a 5xx status the operation does not declare. A call its client cut short (client-cut.ts) is
-// neither: not recorded, and a half-open probe slot it held is given back.
+// neither: not recorded, and a half-open probe slot it held is given back. An answer still streaming when the
+// steps end (the breaker is its route's last step) is judged by its status; the fallback drops a failed one.
 import { Errors, SvcError } from '../util/errors.js';
 import { parseDuration } from '../config/units.js';
 import { HeaderNames, type Exchange } from '../message/exchange.js';
 import { cutByClient } from './client-cut.js';
+import { StreamedBody } from '../message/streamed-body.js';
 
 export interface Resilience4jConfiguration {
   failureRateThreshold: number;
@@ -164,7 +166,7 @@ export function circuitBreakerStep(breaker: CircuitBreaker, steps: Run, fallback
     let failed = true;
     let cut = false;
     try {
-      await (timeoutEnabled ? withTimeout(steps(ex), timeoutDuration) : steps(ex));
+      await (timeoutEnabled ? withTimeout(steps(ex), timeoutDuration, ex) : steps(ex));
       const status = Number(ex.message.headers.get(HeaderNames.RESPONSE_CODE));
       failed = status >= 500 && status <= 599 && !declares(ex, status);
     } catch (err) {
@@ -176,17 +178,32 @@ export function circuitBreakerStep(breaker: CircuitBreaker, steps: Run, fallback
       else breaker.record(failed, performance.now());
     }
     if (!failed || fallback === undefined) return;
-    // The fallback's answer is its own: not the failed call's status.
+    // The fallback's answer is its own: not the failed call's status, nor its body.
     ex.message.headers.delete(HeaderNames.RESPONSE_CODE);
+    discardStreamed(ex);
     return fallback(ex);
   };
 }
 
-function withTimeout(run: void | Promise<void>, ms: number): Promise<void> {
+function discardStreamed(ex: Exchange): void {
+  const body = ex.message.body;
+  if (body instanceof StreamedBody) body.discard();
+}
+
+/** `run` bounded by `ms`; a call that answers after its time has its streamed answer dropped (nobody reads it). */
+function withTimeout(run: void | Promise<void>, ms: number, ex: Exchange): Promise<void> {
   if (!(run instanceof Promise)) return Promise.resolve();
+  let timedOut = false;
+  run.then(
+    () => timedOut && discardStreamed(ex),
+    () => undefined,
+  );
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SvcError(Errors.BACKEND_TIMEOUT, [''])), ms);
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(new SvcError(Errors.BACKEND_TIMEOUT, ['']));
+    }, ms);
   });
   return Promise.race([run, timeout]).finally(() => clearTimeout(timer));
 }

@@ -98,18 +98,34 @@ function compileStep(step: StepDefinition, ctx: StepContext, last: boolean): Ste
     case 'to':
       return compileTo(step.uri, step.parameters, ctx, last);
     case 'circuitBreaker':
-      return compileCircuitBreaker(step, ctx);
+      return compileCircuitBreaker(step, ctx, last);
     case 'loadBalance':
-      return compileLoadBalance(step, ctx);
+      return compileLoadBalance(step, ctx, last);
   }
 }
 
-/** The breaker's steps and fallback compiled as sub-routes; their answers are read whole (the breaker judges them). */
-function compileCircuitBreaker(step: Extract<StepDefinition, { kind: 'circuitBreaker' }>, ctx: StepContext): Step {
+/**
+ * The context the steps inside a breaker or a balancer are compiled in: the client's body is read whole for
+ * them (a fallback or a failover may need it again), so a `to:` among them never makes the route stream it.
+ */
+function innerContext(ctx: StepContext): StepContext {
+  return { ...ctx, forwardsBody: false };
+}
+
+/**
+ * The breaker's steps and fallback compiled as sub-routes. When the breaker is its route's last step, the last
+ * of its steps may stream a backend's answer: the breaker judges it by its status (docs/sidecar.md).
+ */
+function compileCircuitBreaker(step: Extract<StepDefinition, { kind: 'circuitBreaker' }>, ctx: StepContext, last: boolean): Step {
   const where = `circuitBreaker in ${ctx.routeName}`;
   const breaker = new CircuitBreaker(resilience4jConfiguration(step.configuration, where));
+  const inner = innerContext(ctx);
   const compile = (steps: readonly StepDefinition[]): ((ex: Exchange) => void | Promise<void>) => {
-    const compiled = steps.map((s) => (collectsBody(s) ? afterWholeBody(compileStep(s, ctx, false)) : compileStep(s, ctx, false)));
+    const end = steps.length - 1;
+    const compiled = steps.map((s, i) => {
+      const run = compileStep(s, inner, last && i === end);
+      return collectsBody(s) ? afterWholeBody(run) : run;
+    });
     return (ex) => runSteps(compiled, ex, 0);
   };
   const fallback = step.onFallback === undefined ? undefined : compile(step.onFallback);
@@ -118,13 +134,14 @@ function compileCircuitBreaker(step: Extract<StepDefinition, { kind: 'circuitBre
   return circuitBreakerStep(breaker, compile(step.steps), fallback, (ex, status) => backends.retrySafety(ex.properties[PropertyNames.OPERATION_ID])?.declares(status) === true);
 }
 
-/** Each endpoint a `to: http(s)://` step of its own; answers read whole (the balancer judges them). */
-function compileLoadBalance(step: Extract<StepDefinition, { kind: 'loadBalance' }>, ctx: StepContext): Step {
+/** Each endpoint a `to: http(s)://` step of its own; their answers stream when the balancer is its route's last step (judged by status). */
+function compileLoadBalance(step: Extract<StepDefinition, { kind: 'loadBalance' }>, ctx: StepContext, last: boolean): Step {
   const where = `loadBalance in ${ctx.routeName}`;
   if (step.steps.length < 2 || step.steps.some((s) => s.kind !== 'to' || !/^https?:\/\//i.test(s.uri))) throw new Error(`${where}: needs two or more to: http(s):// steps, and nothing else`);
   const { strategy } = step;
   if (strategy.kind === 'weighted' && strategy.ratios.length !== step.steps.length) throw new Error(`${where}: distributionRatio has ${strategy.ratios.length} values for ${step.steps.length} endpoints`);
-  const balancer = new Balancer(step.steps.map((s) => afterWholeBody(compileStep(s, ctx, false))), strategy);
+  const inner = innerContext(ctx);
+  const balancer = new Balancer(step.steps.map((s) => afterWholeBody(compileStep(s, inner, last))), strategy);
   const { backends } = ctx;
   backends.balancers.push({ route: ctx.routeName, balancer });
   const safety = (ex: Exchange) => backends.retrySafety(ex.properties[PropertyNames.OPERATION_ID]);

@@ -88,11 +88,11 @@ export class CircuitBreaker {
     this.window = new Uint8Array(config.slidingWindowSize);
   }
 
-  /** Whether a call may be made now; false: open (or half-open with every probe taken). */
-  permit(now: number): boolean {
+  /** Whether a call may be made now; false: open (or half-open with every probe taken). Closed: no clock read. */
+  permit(): boolean {
     if (this.state === 'closed') return true;
     if (this.state === 'open') {
-      if (now < this.openUntil) return false;
+      if (performance.now() < this.openUntil) return false;
       this.state = 'halfOpen';
       this.periods++;
       this.probes = this.probed = this.probeFailures = 0;
@@ -103,18 +103,18 @@ export class CircuitBreaker {
   }
 
   /** Seconds until the breaker lets probes through (Retry-After), at least 1. */
-  retryAfter(now: number): number {
-    return Math.max(1, Math.ceil((this.openUntil - now) / 1000));
+  retryAfter(): number {
+    return Math.max(1, Math.ceil((this.openUntil - performance.now()) / 1000));
   }
 
   /** A permitted call ended. */
-  record(failed: boolean, now: number): void {
+  record(failed: boolean): void {
     const { config } = this;
     if (this.state === 'halfOpen') {
       this.probed++;
       if (failed) this.probeFailures++;
       if (this.probed < config.permittedNumberOfCallsInHalfOpenState) return;
-      if ((this.probeFailures * 100) / this.probed >= config.failureRateThreshold) return this.open(now);
+      if ((this.probeFailures * 100) / this.probed >= config.failureRateThreshold) return this.open();
       this.state = 'closed';
       this.calls = this.next = this.failures = 0;
       this.window.fill(0);
@@ -127,7 +127,7 @@ export class CircuitBreaker {
     this.window[this.next] = failed ? 1 : 0;
     this.failures += failed ? 1 : 0;
     this.next = (this.next + 1) % size;
-    if (this.calls >= config.minimumNumberOfCalls && (this.failures * 100) / this.calls >= config.failureRateThreshold) this.open(now);
+    if (this.calls >= config.minimumNumberOfCalls && (this.failures * 100) / this.calls >= config.failureRateThreshold) this.open();
   }
 
   /** The current half-open period (read when a call is permitted, for `release`). */
@@ -140,9 +140,9 @@ export class CircuitBreaker {
     if (this.state === 'halfOpen' && period === this.periods) this.probes--;
   }
 
-  private open(now: number): void {
+  private open(): void {
     this.state = 'open';
-    this.openUntil = now + this.config.waitDurationInOpenState;
+    this.openUntil = performance.now() + this.config.waitDurationInOpenState;
   }
 }
 
@@ -151,37 +151,45 @@ type Run = (ex: Exchange) => void | Promise<void>;
 /**
  * The step: runs `steps` when the breaker permits, records the outcome, and runs `fallback` (when given)
  * instead of failing, or when open. `declares(ex, status)`: the exchange's operation declares that status.
+ * Plain functions, not async ones: a closed breaker around a call adds no promise of its own.
  */
-export function circuitBreakerStep(breaker: CircuitBreaker, steps: Run, fallback: Run | undefined, declares: (ex: Exchange, status: number) => boolean): (ex: Exchange) => Promise<void> {
+export function circuitBreakerStep(breaker: CircuitBreaker, steps: Run, fallback: Run | undefined, declares: (ex: Exchange, status: number) => boolean): Run {
   const { timeoutEnabled, timeoutDuration } = breaker.config;
-  return async (ex) => {
-    const now = performance.now();
-    if (!breaker.permit(now)) {
+  return (ex) => {
+    if (!breaker.permit()) {
       breaker.rejected++;
       if (fallback !== undefined) return fallback(ex);
-      const seconds = breaker.retryAfter(now);
+      const seconds = breaker.retryAfter();
       throw new SvcError(Errors.CIRCUIT_OPEN, [seconds], undefined, { 'retry-after': String(seconds) });
     }
     const period = breaker.period;
-    let failed = true;
-    let cut = false;
-    try {
-      await (timeoutEnabled ? withTimeout(steps(ex), timeoutDuration, ex) : steps(ex));
+    const judge = (): void | Promise<void> => {
       const status = Number(ex.message.headers.get(HeaderNames.RESPONSE_CODE));
-      failed = status >= 500 && status <= 599 && !declares(ex, status);
-    } catch (err) {
+      const failed = status >= 500 && status <= 599 && !declares(ex, status);
+      breaker.record(failed);
+      if (!failed || fallback === undefined) return;
+      // The fallback's answer is its own: not the failed call's status, nor its body.
+      ex.message.headers.delete(HeaderNames.RESPONSE_CODE);
+      discardStreamed(ex);
+      return fallback(ex);
+    };
+    const failed = (err: unknown): void | Promise<void> => {
       // The client left: no outcome for the breaker, and no fallback (it answers for the backend, not the client).
-      cut = cutByClient(err);
-      if (cut || fallback === undefined) throw err;
-    } finally {
-      if (cut) breaker.release(period);
-      else breaker.record(failed, performance.now());
+      if (cutByClient(err)) {
+        breaker.release(period);
+        throw err;
+      }
+      breaker.record(true);
+      if (fallback === undefined) throw err;
+      return fallback(ex);
+    };
+    let run: void | Promise<void>;
+    try {
+      run = timeoutEnabled ? withTimeout(steps(ex), timeoutDuration, ex) : steps(ex);
+    } catch (err) {
+      return failed(err);
     }
-    if (!failed || fallback === undefined) return;
-    // The fallback's answer is its own: not the failed call's status, nor its body.
-    ex.message.headers.delete(HeaderNames.RESPONSE_CODE);
-    discardStreamed(ex);
-    return fallback(ex);
+    return run instanceof Promise ? run.then(judge, failed) : judge();
   };
 }
 
@@ -191,8 +199,8 @@ function discardStreamed(ex: Exchange): void {
 }
 
 /** `run` bounded by `ms`; a call that answers after its time has its streamed answer dropped (nobody reads it). */
-function withTimeout(run: void | Promise<void>, ms: number, ex: Exchange): Promise<void> {
-  if (!(run instanceof Promise)) return Promise.resolve();
+function withTimeout(run: void | Promise<void>, ms: number, ex: Exchange): void | Promise<void> {
+  if (!(run instanceof Promise)) return run;
   let timedOut = false;
   run.then(
     () => timedOut && discardStreamed(ex),

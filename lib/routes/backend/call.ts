@@ -54,9 +54,17 @@ export function forwardToBackend(endpoint: BackendEndpoint, ctx: BackendContext,
   });
 }
 
-/** The calls under way for one client connection, all aborted when it closes (one listener per connection, not per call). */
+/**
+ * The calls under way for one client connection, all aborted when it closes (one listener per connection, not
+ * per call). Over HTTP/2 a session carries many requests: each request's own stream is watched instead.
+ */
 const CALLS = Symbol('svc.backendCalls');
-type ClientSocket = Socket & { [CALLS]?: Set<BackendCall> };
+type ClientEnd = Pick<Socket, 'destroyed' | 'once'> & { [CALLS]?: Set<BackendCall> };
+
+function clientEnd(req: Exchange['request']): ClientEnd | undefined {
+  if (req === undefined) return undefined;
+  return (req as { stream?: ClientEnd }).stream ?? req.socket;
+}
 
 class BackendCall {
   private cut: Cut | undefined;
@@ -67,7 +75,7 @@ class BackendCall {
   private leaveQueue: (() => void) | undefined;
   /** A streamed upload's inactivity timer (undici's own headers timer would not see the upload's bytes). */
   private idle: NodeJS.Timeout | undefined;
-  private readonly client: ClientSocket | undefined;
+  private readonly client: ClientEnd | undefined;
   private readonly onTimeout = (): void => this.abort('timeout');
   /** Retries (retry.ts): only for an endpoint with retries above 0. */
   private retries: CallRetries | undefined;
@@ -92,7 +100,7 @@ class BackendCall {
     private readonly reject: (err: unknown) => void,
     private readonly stats: OriginStats,
   ) {
-    this.client = ex.request?.socket;
+    this.client = clientEnd(ex.request);
   }
 
   /** Throws (so rejects) before anything is sent when the request cannot be forwarded. */

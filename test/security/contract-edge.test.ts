@@ -15,8 +15,8 @@ import { generatePki, httpBackend } from '../sidecar/backends.js';
 import { basic, call, KEYS, OPERATION_IDS, securedConfig, securedDir, SECURED_CONTRACT } from './contract-security-fixture.js';
 
 test('mutualTLS is met by a client certificate the TLS layer verified; none, or one of another CA, gets 401', async () => {
-  const pki = generatePki();
-  const stranger = generatePki();
+  const pki = await generatePki();
+  const stranger = await generatePki();
   const calls = { count: 0 };
   const facade = await createFacade(securedConfig(securedDir(), calls), { logger: memoryLogger(), env: {} });
   const server = createHttpsServer({ key: pki.read('server.key'), cert: pki.read('server.pem'), ca: pki.read('ca.pem'), requestCert: true, rejectUnauthorized: false }, facade.handler);

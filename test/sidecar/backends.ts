@@ -1,12 +1,13 @@
 // Real backends on 127.0.0.1 for the sidecar tests: plain node:http servers, and https ones with a CA and
-// certificates generated at test time by openssl (nothing secret is committed).
-import { execFileSync } from 'node:child_process';
+// certificates generated at test time with node's WebCrypto (nothing secret is committed).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { tempDir } from '../helpers.js';
+// @ts-ignore: a JavaScript module without declarations
+import { issue, makeCa } from '../../examples/https-mtls/make-certs.mjs';
 
 export interface Backend {
   origin: string;
@@ -48,23 +49,19 @@ export interface TestPki {
   read(name: string): Buffer;
 }
 
-/** A CA, a server certificate for 127.0.0.1 and a client certificate (CN=facade-client), all signed by the CA. */
-export function generatePki(): TestPki {
+/**
+ * A CA, a server certificate for 127.0.0.1 and a client certificate (CN=facade-client), all signed by the CA,
+ * written to a fresh folder: made with node's WebCrypto (examples/https-mtls/make-certs.mjs), no openssl.
+ */
+export async function generatePki(): Promise<TestPki> {
   const dir = tempDir();
-  const run = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=svc-facade test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-  writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-  writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
-  for (const [name, cn] of [['server', '127.0.0.1'], ['client', 'facade-client']] as const) {
-    run('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
-    run('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
-  }
-  return {
-    dir,
-    files: { ca: 'ca.pem', serverCert: 'server.pem', serverKey: 'server.key', clientCert: 'client.pem', clientKey: 'client.key' },
-    read: (name) => readFileSync(join(dir, name)),
-  };
+  const ca = await makeCa('svc-facade test CA', 2);
+  const server = await issue(ca, { subject: 'CN=127.0.0.1', names: [{ type: 'ip', value: '127.0.0.1' }], usage: 'server', days: 2 });
+  const client = await issue(ca, { subject: 'CN=facade-client', usage: 'client', days: 2 });
+  const files = { ca: 'ca.pem', serverCert: 'server.pem', serverKey: 'server.key', clientCert: 'client.pem', clientKey: 'client.key' };
+  const texts = { ca: ca.cert, serverCert: server.cert, serverKey: server.key, clientCert: client.cert, clientKey: client.key };
+  for (const [key, name] of Object.entries(files)) writeFileSync(join(dir, name), texts[key as keyof typeof texts]);
+  return { dir, files, read: (name) => readFileSync(join(dir, name)) };
 }
 
 /** Something a test waits for (a request arrived, a connection closed) instead of sleeping. */

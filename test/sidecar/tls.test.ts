@@ -7,7 +7,7 @@ import { PETSTORE, serve } from '../helpers.js';
 import { generatePki, httpBackend, httpsBackend } from './backends.js';
 
 test('https backends: an unknown CA is a 502, caFile trusts it, certFile/keyFile present a client certificate', async () => {
-  const pki = generatePki();
+  const pki = await generatePki();
   const target = await httpsBackend({ key: pki.read(pki.files.serverKey), cert: pki.read(pki.files.serverCert), ca: pki.read(pki.files.ca), requestCert: true, rejectUnauthorized: false }, (req, res) => {
     const socket = req.socket as TLSSocket;
     const peer = socket.getPeerCertificate();
@@ -44,7 +44,7 @@ test('https backends: an unknown CA is a 502, caFile trusts it, certFile/keyFile
 });
 
 test('followRedirects to another origin: the client certificate is not presented there, and https never redirects down to http', async () => {
-  const pki = generatePki();
+  const pki = await generatePki();
   const tls = { key: pki.read(pki.files.serverKey), cert: pki.read(pki.files.serverCert), ca: pki.read(pki.files.ca), requestCert: true, rejectUnauthorized: false };
   const elsewhere = await httpsBackend(tls, (req, res) => {
     const socket = req.socket as TLSSocket;

@@ -10,6 +10,7 @@
 //   node scripts/stream-memory.mjs 300 down --warm 2000   after 2000 small forwarded GETs (V8 has compiled what forwarding runs)
 //   node scripts/stream-memory.mjs 90 down --main /tmp/old/dist/main.js   another build
 //   TRACE=1 node ...                                 also counts the facade's collections by kind and reason (--trace-gc)
+//   FLAGS='--liftoff-only' node ...                  node options for the facade's process (space-separated)
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';

@@ -207,3 +207,25 @@ test('an answer arriving after the breaker\'s timeoutDuration is dropped: its co
     backend.close();
   }
 });
+
+test('a client that resets mid-answer through a streaming breaker: the backend connection is closed, the breaker counts nothing, the facade answers on', async () => {
+  const backend = await slowBackend(() => CHUNKED_200, chunk('x'.repeat(64 * 1024)));
+  const running = await facade([{ kind: 'circuitBreaker', configuration: { ...BREAKER, slidingWindowSize: 1, minimumNumberOfCalls: 1 }, steps: [{ kind: 'to', uri: `${backend.origin}/items` }] }]);
+  try {
+    const { res, first, rest } = await within(getItems(running), 'the head');
+    rest.catch(() => undefined);
+    await within(first, 'the first bytes');
+    res.socket.resetAndDestroy();
+    await within(backend.requests[0]!.closed.fired, 'the backend connection closed after the client reset');
+    // One failure would have opened this breaker (window 1): the next call goes through to the backend.
+    const next = await within(getItems(running), 'the next answer');
+    assert.equal(next.res.statusCode, 200);
+    backend.requests[1]!.socket.write('0\r\n\r\n');
+    assert.equal((await within(next.rest, 'the next body')).length, 64 * 1024);
+    const metrics = await (await fetch(`${running.origin}/observe/metrics`)).text();
+    assert.match(metrics, /^svc_circuit_breaker_state\{route="getItems",state="closed"\} 1$/m);
+  } finally {
+    await running.close();
+    backend.close();
+  }
+});

@@ -87,7 +87,7 @@ class Http2Response extends http2.Http2ServerResponse {
   override writeHead(statusCode: number, ...rest: unknown[]): this {
     // HTTP/2 has no reason phrase (node warns when given one).
     if (typeof rest[0] === 'string') rest.shift();
-    for (const name of this.getHeaderNames()) if (CONNECTION_SPECIFIC.has(name)) this.removeHeader(name);
+    // Fields set before (setHeader, appendHeader) were filtered there; these are the ones given here.
     const headers = rest[rest.length - 1];
     if (headers !== null && typeof headers === 'object' && !Array.isArray(headers)) {
       // Copied only when there is something to leave out (a forwarded answer's `Connection`, say).

@@ -63,7 +63,7 @@ type ClientEnd = Pick<Socket, 'destroyed' | 'once'> & { [CALLS]?: Set<BackendCal
 
 function clientEnd(req: Exchange['request']): ClientEnd | undefined {
   if (req === undefined) return undefined;
-  return (req as { stream?: ClientEnd }).stream ?? req.socket;
+  return req.httpVersionMajor === 2 ? ((req as { stream?: ClientEnd }).stream ?? req.socket) : req.socket;
 }
 
 class BackendCall {

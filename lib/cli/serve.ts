@@ -95,7 +95,15 @@ async function start(parsed: CliArgs | MockArgs, releaseYoungGeneration: () => v
   }
   const configFiles = 'contract' in parsed ? [] : parsed.files.map((file) => resolve(file));
   const quiet = cluster.isWorker && cluster.worker?.id !== 1;
-  const facade = await buildFacade(config, { logger, reloadConfig: () => readConfig(true), configFiles });
+  // A reload builds as a start does: the young generation held at its size, one compacting collection after.
+  const aroundReload = (): (() => void) => {
+    const release = holdYoungGeneration();
+    return () => {
+      release();
+      collectStartupGarbage();
+    };
+  };
+  const facade = await buildFacade(config, { logger, reloadConfig: () => readConfig(true), configFiles, aroundReload });
   if (!quiet) for (const line of facade.startupReport) logger.info(line);
   const address = await facade.listen();
   // Before the listening line (serve() releases it too when the start fails or returns early).

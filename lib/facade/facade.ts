@@ -56,6 +56,12 @@ export interface BuildOptions {
   reloadConfig?: () => Promise<FacadeConfig>;
   /** Configuration files and route modules, watched by watch() besides the contract and mock folder. */
   configFiles?: readonly string[];
+  /**
+   * Called as a reload starts building; what it returns is called once the reload has ended (built and
+   * swapped in, or failed). The CLI keeps memory as small as at its start with it (lib/cli/startup-garbage.ts).
+   * @internal
+   */
+  aroundReload?: () => () => void;
 }
 
 export async function buildFacade(config: FacadeConfig, options: BuildOptions = {}): Promise<Facade> {
@@ -65,10 +71,11 @@ export async function buildFacade(config: FacadeConfig, options: BuildOptions = 
     logger,
     reloadConfig: options.reloadConfig ?? (async () => config),
     configFiles: options.configFiles ?? [],
+    aroundReload: options.aroundReload,
   });
 }
 
-function assembleFacade(first: FacadeVersion, sources: { logger: Logger; reloadConfig: () => Promise<FacadeConfig>; configFiles: readonly string[] }): Facade {
+function assembleFacade(first: FacadeVersion, sources: { logger: Logger; reloadConfig: () => Promise<FacadeConfig>; configFiles: readonly string[]; aroundReload: (() => () => void) | undefined }): Facade {
   let current = new ServedVersion(first);
   let server: Server | undefined;
   /** The certificate watchers of the TLS listeners; their metrics are on every version's /observe/metrics. */
@@ -85,6 +92,15 @@ function assembleFacade(first: FacadeVersion, sources: { logger: Logger; reloadC
   const { logger } = sources;
 
   const rebuild = async (): Promise<OperationChanges> => {
+    const ended = sources.aroundReload?.();
+    try {
+      return await buildAndSwap();
+    } finally {
+      ended?.();
+    }
+  };
+
+  const buildAndSwap = async (): Promise<OperationChanges> => {
     const next = await buildVersion(await sources.reloadConfig(), logger);
     // Stopped while it was built: never served, so disposed at once.
     if (stopped) {

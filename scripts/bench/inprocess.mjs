@@ -6,11 +6,13 @@
 //
 //   node scripts/bench/inprocess.mjs                         scenarios a,b,c,route,mock,synth
 //   node scripts/bench/inprocess.mjs a,c --against /tmp/old/dist   also a previous build (its dist/ folder)
+//   node scripts/bench/inprocess.mjs cors,apikey              a feature's cost: the facade with it against the same facade without
 //   options: --requests N (per round, 50000), --rounds N (7)
 import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { Duplex } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { API_KEY, API_KEY_ENV } from './apikey.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
@@ -32,6 +34,9 @@ const SCENARIOS = {
   route: { config: 'route.yaml', env: {}, request: GET_PET, bare: GET_PET },
   mock: { config: 'mock.yaml', env: {}, request: GET_PET_JSON, bare: GET_PET_JSON },
   synth: { config: 'mock-synth.yaml', env: {}, request: GET_PET_JSON, bare: GET_PET_JSON },
+  // Features against the facade without them (`base`), as npm run bench's scenarios of the same names.
+  cors: { config: 'route.yaml', env: { SVC_REST_ENABLECORS: 'true' }, request: 'GET /api/v3/pet/1 HTTP/1.1\r\nHost: x\r\norigin: https://app.example\r\n\r\n', bare: GET_PET, base: {} },
+  apikey: { config: 'route.yaml', env: API_KEY_ENV, request: `GET /api/v3/pet/1 HTTP/1.1\r\nHost: x\r\napi_key: ${API_KEY}\r\n\r\n`, bare: GET_PET, base: {} },
 };
 const chosen = (args[0] && !args[0].startsWith('--') ? args[0] : Object.keys(SCENARIOS).join(',')).split(',');
 
@@ -106,19 +111,32 @@ for (const [label, dist] of [['facade', join(root, 'dist')], ...(against ? [['ag
     const s = SCENARIOS[key];
     if (s === undefined) throw new Error(`no scenario ${key}: ${Object.keys(SCENARIOS).join(', ')}`);
     const facade = await createFacade(join(root, 'scripts/bench', s.config), { env: s.env, logger: silentLogger });
-    systems.push({ name: `${key} ${label}`, server: createServer({ keepAliveTimeout: 5000 }, facade.handler), request: s.request, bare: s.bare, runs: [] });
+    const system = { name: `${key} ${label}`, server: createServer({ keepAliveTimeout: 5000 }, facade.handler), request: s.request, bare: s.bare, runs: [] };
+    if (s.base !== undefined) {
+      const base = await createFacade(join(root, 'scripts/bench', s.config), { env: s.base, logger: silentLogger });
+      system.base = { server: createServer({ keepAliveTimeout: 5000 }, base.handler), request: s.request, runs: [] };
+    }
+    systems.push(system);
   }
 }
 const bares = [...new Set(systems.map((s) => s.bare))].map((request) => ({ request, runs: [] }));
 
-for (const s of [...systems, ...bares]) await load(s.server ?? bare, s.request, 20_000); // warm-up
+const bases = systems.flatMap((s) => (s.base === undefined ? [] : [s.base]));
+for (const s of [...systems, ...bases, ...bares]) await load(s.server ?? bare, s.request, 20_000); // warm-up
 for (let r = 0; r < ROUNDS; r++) {
   for (const b of bares) b.runs.push(await load(bare, b.request, N));
-  for (const s of systems) s.runs.push(await load(s.server, s.request, N));
+  for (const s of systems) {
+    s.runs.push(await load(s.server, s.request, N));
+    if (s.base !== undefined) s.base.runs.push(await load(s.base.server, s.base.request, N));
+  }
 }
 const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
 console.log(`CPU µs per request, medians of ${ROUNDS} rounds of ${N} requests (overhead: over the floor handler given the same request: the facade's bytes with a constant X-Request-Id)`);
 for (const s of systems) {
   const base = median(bares.find((b) => b.request === s.bare).runs);
   console.log(`  ${s.name.padEnd(16)} ${median(s.runs).toFixed(2).padStart(6)}   overhead ${(median(s.runs) - base).toFixed(2).padStart(5)}   (floor ${base.toFixed(2)}, facade/floor ${(base / median(s.runs)).toFixed(3)})`);
+  if (s.base !== undefined) {
+    const without = median(s.base.runs);
+    console.log(`  ${''.padEnd(16)} the feature: +${(median(s.runs) - without).toFixed(2)} µs over the same facade without it (${without.toFixed(2)})`);
+  }
 }

@@ -173,7 +173,7 @@ export function circuitBreakerStep(breaker: CircuitBreaker, steps: Run, fallback
       discardStreamed(ex);
       return fallback(ex);
     };
-    const failed = (err: unknown): void | Promise<void> => {
+    const thrown = (err: unknown): void | Promise<void> => {
       // The client left: no outcome for the breaker, and no fallback (it answers for the backend, not the client).
       if (cutByClient(err)) {
         breaker.release(period);
@@ -187,9 +187,9 @@ export function circuitBreakerStep(breaker: CircuitBreaker, steps: Run, fallback
     try {
       run = timeoutEnabled ? withTimeout(steps(ex), timeoutDuration, ex) : steps(ex);
     } catch (err) {
-      return failed(err);
+      return thrown(err);
     }
-    return run instanceof Promise ? run.then(judge, failed) : judge();
+    return run instanceof Promise ? run.then(judge, thrown) : judge();
   };
 }
 

@@ -43,13 +43,21 @@ interface StepContext {
 export function compileRoute(def: RouteDefinition, bus: DirectBus, logger: Logger, backends: BackendContext): Route {
   const name = def.from.replace(/^direct:/, '');
   const ctx: StepContext = { bus, logger, backends, routeName: name, forwardsBody: false };
-  const lastIndex = def.steps.length - 1;
-  const steps = def.steps.map((s, i) => {
-    const step = compileStep(s, ctx, i === lastIndex);
+  const steps = compileSteps(def.steps, ctx, true);
+  const streamsRequestBody = ctx.forwardsBody && bodyUntouchedBefore(def.steps, def.steps.length - 1);
+  return { name, source: def.source, run: (ex) => runSteps(steps, ex, 0), streamsRequestBody };
+}
+
+/**
+ * A list of steps compiled in order; `last`: the list ends its route, so its last step's answer may stay a
+ * stream. A step that reads the body as a value gets it whole.
+ */
+function compileSteps(defs: readonly StepDefinition[], ctx: StepContext, last: boolean): Step[] {
+  const end = defs.length - 1;
+  return defs.map((s, i) => {
+    const step = compileStep(s, ctx, last && i === end);
     return collectsBody(s) ? afterWholeBody(step) : step;
   });
-  const streamsRequestBody = ctx.forwardsBody && bodyUntouchedBefore(def.steps, lastIndex);
-  return { name, source: def.source, run: (ex) => runSteps(steps, ex, 0), streamsRequestBody };
 }
 
 /** Runs steps in order, staying synchronous until a step returns a promise. */
@@ -121,11 +129,7 @@ function compileCircuitBreaker(step: Extract<StepDefinition, { kind: 'circuitBre
   const breaker = new CircuitBreaker(resilience4jConfiguration(step.configuration, where));
   const inner = innerContext(ctx);
   const compile = (steps: readonly StepDefinition[]): ((ex: Exchange) => void | Promise<void>) => {
-    const end = steps.length - 1;
-    const compiled = steps.map((s, i) => {
-      const run = compileStep(s, inner, last && i === end);
-      return collectsBody(s) ? afterWholeBody(run) : run;
-    });
+    const compiled = compileSteps(steps, inner, last);
     return (ex) => runSteps(compiled, ex, 0);
   };
   const fallback = step.onFallback === undefined ? undefined : compile(step.onFallback);

@@ -6,72 +6,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as h2connect } from 'node:http2';
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { PETSTORE, serve } from '../helpers.js';
+import { until } from './raw-client.js';
 import { rawBackend } from './raw-peers.js';
+import { END_HEADERS, END_STREAM, frame, frames, headerBlock, PREFACE, TYPE } from './raw-h2.js';
 
-const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
-const TYPE = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, GOAWAY: 7 } as const;
-const END_STREAM = 0x1;
-const END_HEADERS = 0x4;
-const ACK = 0x1;
 const PROTOCOL_ERROR = 1;
-
-function frame(type: number, flags: number, stream: number, payload: Buffer = Buffer.alloc(0)): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(stream, 5);
-  return Buffer.concat([head, payload]);
-}
-
-/** A header block of literal fields without indexing, new names, no Huffman (RFC 7541 §6.2.2); every string under 127 bytes. */
-function headerBlock(fields: [string, string][]): Buffer {
-  const parts: Buffer[] = [];
-  for (const [name, value] of fields) {
-    assert.ok(name.length < 127 && value.length < 127);
-    parts.push(Buffer.from([0x00, name.length]), Buffer.from(name), Buffer.from([value.length]), Buffer.from(value));
-  }
-  return Buffer.concat(parts);
-}
 
 /** A POST /api/v3/pet on `stream` with `extra` fields, its body in one DATA frame ending the stream. */
 function post(stream: number, marker: string, extra: [string, string][]): Buffer {
   const body = JSON.stringify({ name: marker, photoUrls: [] });
   const fields: [string, string][] = [[':method', 'POST'], [':scheme', 'http'], [':path', '/api/v3/pet'], [':authority', '127.0.0.1'], ['content-type', 'application/json'], ['x-marker', marker], ...extra];
   return Buffer.concat([frame(TYPE.HEADERS, END_HEADERS, stream, headerBlock(fields)), frame(TYPE.DATA, END_STREAM, stream, Buffer.from(body))]);
-}
-
-interface Frame {
-  type: number;
-  flags: number;
-  stream: number;
-  payload: Buffer;
-}
-
-/** Reads the server's frames; acknowledges its SETTINGS. */
-function frames(socket: Socket): Frame[] {
-  const seen: Frame[] = [];
-  let pending = Buffer.alloc(0);
-  socket.on('data', (chunk: Buffer) => {
-    pending = Buffer.concat([pending, chunk]);
-    while (pending.length >= 9) {
-      const length = pending.readUIntBE(0, 3);
-      if (pending.length < 9 + length) break;
-      const f = { type: pending[3]!, flags: pending[4]!, stream: pending.readUInt32BE(5) & 0x7fffffff, payload: pending.subarray(9, 9 + length) };
-      pending = pending.subarray(9 + length);
-      seen.push(f);
-      if (f.type === TYPE.SETTINGS && (f.flags & ACK) === 0) socket.write(frame(TYPE.SETTINGS, ACK, 0));
-    }
-  });
-  return seen;
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  // A ceiling against a hang, not the assertion: the loop ends as soon as the condition holds.
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.ok(check(), what);
 }
 
 const MALFORMED: [string, [string, string][]][] = [
@@ -97,7 +44,7 @@ test('an HTTP/2 request carrying transfer-encoding, connection or another connec
     // Then a well-formed one on the same session.
     const good = 1 + 2 * MALFORMED.length;
     socket.write(post(good, 'good', []));
-    await until(() => seen.some((f) => f.stream === good && f.type === TYPE.DATA && (f.flags & END_STREAM) !== 0), 'the well-formed stream is answered in full');
+    await until('the well-formed stream is answered in full', () => seen.some((f) => f.stream === good && f.type === TYPE.DATA && (f.flags & END_STREAM) !== 0));
     for (const [i, [name]] of MALFORMED.entries()) {
       const reset = seen.find((f) => f.stream === streams[i] && f.type === TYPE.RST_STREAM);
       assert.ok(reset, `${name}: the stream is reset`);

@@ -39,11 +39,11 @@ export function closedByServer(socket: Socket & { received(): string }, ms: numb
   });
 }
 
-/** Polls `check` every 20 ms until it holds; fails naming `what` after `ms`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+/** Polls `check` every 20 ms until it holds; fails naming `what` (told then, when a function) after `ms`. */
+export async function until(what: string | (() => string), check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   for (const deadline = Date.now() + ms; ; ) {
     if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${typeof what === 'function' ? what() : what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

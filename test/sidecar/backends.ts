@@ -75,3 +75,10 @@ export function signal(): Signal {
   const fired = new Promise<void>((resolve) => (fire = resolve));
   return { fired, fire };
 }
+
+/** `what`, or a failure naming `label` after 10 s: a ceiling against a hang, never the assertion. */
+export function within<T>(what: Promise<T>, label: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const ceiling = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`never came: ${label}`)), 10_000)));
+  return Promise.race([what, ceiling]).finally(() => clearTimeout(timer));
+}

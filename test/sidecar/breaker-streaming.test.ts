@@ -9,7 +9,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import type { StepDefinition } from '../../lib/index.js';
 import { serve, tempDir, type Running } from '../helpers.js';
 import { join } from 'node:path';
-import { signal, type Signal } from './backends.js';
+import { signal, within, type Signal } from './backends.js';
 
 const CONTRACT = `openapi: 3.0.3
 info: { title: breaker streaming, version: '1' }
@@ -58,13 +58,6 @@ async function slowBackend(head: (index: number) => string, first: string): Prom
       server.close();
     },
   };
-}
-
-/** A ceiling against a hang: names what never came. */
-function within<T>(what: Promise<T>, label: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const ceiling = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`never came: ${label}`)), 10_000)));
-  return Promise.race([what, ceiling]).finally(() => clearTimeout(timer));
 }
 
 /** Sends GET /items; resolves with the answer once its head is in, and the first body chunk. */

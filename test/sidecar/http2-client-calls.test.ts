@@ -7,7 +7,7 @@ import http2 from 'node:http2';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { serve, tempDir } from '../helpers.js';
-import { signal, type Signal } from './backends.js';
+import { signal, within, type Signal } from './backends.js';
 
 const CONTRACT = `openapi: 3.0.3
 info: { title: h2 calls, version: '1' }
@@ -53,12 +53,6 @@ async function heldBackend(): Promise<{ origin: string; arrived: (id: string) =>
   };
 }
 
-function within<T>(what: Promise<T>, label: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const ceiling = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`never came: ${label}`)), 10_000)));
-  return Promise.race([what, ceiling]).finally(() => clearTimeout(timer));
-}
-
 function get(session: http2.ClientHttp2Session, id: string): { stream: http2.ClientHttp2Stream; answer: Promise<{ status: number; body: string }> } {
   const stream = session.request({ ':path': `/items/${id}` });
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -72,16 +66,25 @@ function get(session: http2.ClientHttp2Session, id: string): { stream: http2.Cli
   return { stream, answer };
 }
 
-async function facade(origin: string): Promise<{ origin: string; close: () => Promise<void> }> {
-  const specification = join(tempDir({ 'openapi.yaml': CONTRACT }), 'openapi.yaml');
-  return serve({ specification, backend: { retries: 0 }, routes: { getItem: [{ kind: 'to', uri: `${origin}?forwardPath=true` }] } });
-}
+type HeldBackend = Awaited<ReturnType<typeof heldBackend>>;
 
-test('HTTP/2: a stream that ends does not abort the backend calls of the other streams of its session', async () => {
+/** A facade forwarding getItem to a held backend, and one HTTP/2 session to it, for `run`. */
+async function onOneSession(run: (session: http2.ClientHttp2Session, backend: HeldBackend) => Promise<void>): Promise<void> {
   const backend = await heldBackend();
-  const running = await facade(backend.origin);
+  const specification = join(tempDir({ 'openapi.yaml': CONTRACT }), 'openapi.yaml');
+  const running = await serve({ specification, backend: { retries: 0 }, routes: { getItem: [{ kind: 'to', uri: `${backend.origin}?forwardPath=true` }] } });
   const session = http2.connect(running.origin);
   try {
+    await run(session, backend);
+  } finally {
+    session.destroy();
+    await running.close();
+    backend.close();
+  }
+}
+
+test('HTTP/2: a stream that ends does not abort the backend calls of the other streams of its session', () =>
+  onOneSession(async (session, backend) => {
     const first = get(session, 'first');
     await within(backend.arrived('first'), 'the first call');
     const second = get(session, 'second');
@@ -92,18 +95,10 @@ test('HTTP/2: a stream that ends does not abort the backend calls of the other s
     await new Promise((r) => setImmediate(r));
     backend.answer('second');
     assert.deepEqual(await within(second.answer, 'the second answer'), { status: 200, body: 'second' });
-  } finally {
-    session.destroy();
-    await running.close();
-    backend.close();
-  }
-});
+  }));
 
-test('HTTP/2: a stream the client resets aborts its own backend call, and only its own', async () => {
-  const backend = await heldBackend();
-  const running = await facade(backend.origin);
-  const session = http2.connect(running.origin);
-  try {
+test('HTTP/2: a stream the client resets aborts its own backend call, and only its own', () =>
+  onOneSession(async (session, backend) => {
     const kept = get(session, 'kept');
     await within(backend.arrived('kept'), 'the kept call');
     const cut = get(session, 'cut');
@@ -113,9 +108,4 @@ test('HTTP/2: a stream the client resets aborts its own backend call, and only i
     await within(backend.closed('cut'), 'the reset stream\'s backend connection closed');
     backend.answer('kept');
     assert.deepEqual(await within(kept.answer, 'the kept answer'), { status: 200, body: 'kept' });
-  } finally {
-    session.destroy();
-    await running.close();
-    backend.close();
-  }
-});
+  }));

@@ -14,7 +14,7 @@ const sendTimeout = compileStaticProblem(Errors.REQUEST_TIMEOUT);
  * Arms the limit for a stream whose HEADERS did not end it (a request with a body); one timer per such
  * stream, cleared when its body has arrived or the stream closes. A request without a body costs nothing.
  */
-export function limitRequestTime(req: http2.Http2ServerRequest, res: http2.Http2ServerResponse, timeoutMs: number): void {
+export function limitRequestTime(req: { readonly stream: http2.ServerHttp2Stream }, res: http2.Http2ServerResponse, timeoutMs: number): void {
   const stream = req.stream;
   if (timeoutMs <= 0 || stream.endAfterHeaders) return;
   const timer = setTimeout(() => expire(stream, res), timeoutMs);

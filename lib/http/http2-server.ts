@@ -1,9 +1,12 @@
 // The HTTP/2 server behind svc.server.http2 (docs/production.md#http2), loaded by lib/http/http2.ts on the first
 // connection that speaks HTTP/2: node's HTTP/2 module costs a process about 2 MiB of RSS, which a facade whose
-// clients all speak HTTP/1.1 does not pay. Requests reach the same listener through node's compatibility API,
-// so every stage sees a request and a response of the shape it knows.
+// clients all speak HTTP/1.1 does not pay. Requests reach the same listener as HTTP/1.1's, as a request of the
+// facade's own (Http2Request, shaped as IncomingMessage) and node's compatibility response, so every stage
+// sees a request and a response of the shape it knows.
 import http2 from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
 import type { ServerOptions } from '../config/model.js';
 import type { RequestListener } from './server.js';
 import { limitRequestTime } from './http2-request-timeout.js';
@@ -103,16 +106,116 @@ class Http2Response extends http2.Http2ServerResponse {
   }
 }
 
+const REQUEST = Symbol('svc.http2.request');
+type RequestStream = http2.ServerHttp2Stream & { [REQUEST]?: Http2Request };
+
 /**
- * The compatibility request, with `host` from `:authority` when the client sent no Host (RFC 9113 §8.3.1),
- * so forwarding, the spec endpoint's server URLs and the access log read it where they always did.
+ * The request of one stream, as IncomingMessage shows one: its headers, method, url and version, its body
+ * as a Readable, `socket` (node's stand-in: the stream's lifecycle, the connection's addresses and
+ * certificate), 'aborted' and 'close'. Node's compatibility request puts six listeners on every stream and
+ * two on itself before anything reads it (docs/performance.md, Protocols figures). This one listens for the
+ * stream's close and errors; its body starts flowing when something reads it. `host` comes from `:authority` when the client sent no Host
+ * (RFC 9113 §8.3.1), so forwarding, the spec endpoint's server URLs and the access log read it where they
+ * always did.
  */
-class Http2Request extends http2.Http2ServerRequest {
-  constructor(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, options: object, rawHeaders: string[]) {
-    super(stream, headers, options, rawHeaders);
+export class Http2Request extends Readable {
+  readonly stream: http2.ServerHttp2Stream;
+  readonly headers: http2.IncomingHttpHeaders;
+  readonly rawHeaders: string[];
+  readonly method: string;
+  url: string;
+  readonly httpVersionMajor = 2;
+  readonly httpVersionMinor = 0;
+  readonly httpVersion = '2.0';
+  readonly trailers: Record<string, string> = {};
+  readonly rawTrailers: string[] = [];
+  /** The client reset the stream before its body's end. */
+  aborted = false;
+  /** The body's end arrived (at once for a request whose HEADERS ended the stream). */
+  private ended: boolean;
+  private reading = false;
+  private proxy: object | undefined;
+  private readonly response: http2.Http2ServerResponse;
+
+  constructor(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, rawHeaders: string[], response: http2.Http2ServerResponse) {
+    super({ autoDestroy: false });
+    this.stream = stream;
+    this.headers = headers;
+    this.rawHeaders = rawHeaders;
+    this.method = headers[':method']!;
+    this.url = headers[':path'] ?? '';
+    this.response = response;
     const authority = headers[':authority'];
     if (headers.host === undefined && typeof authority === 'string') headers.host = authority;
+    (stream as RequestStream)[REQUEST] = this;
+    // A stream's errors are the client's (a reset, a protocol error); what they mean reaches 'close'.
+    stream.on('error', ignore);
+    stream.on('close', onStreamClose);
+    this.ended = stream.endAfterHeaders;
+    if (this.ended) this.push(null);
   }
+
+  get complete(): boolean {
+    return this.ended;
+  }
+
+  /** Node's stand-in socket for the stream (the response's), kept for after the answer. */
+  get socket(): Socket {
+    return (this.proxy ??= this.response.socket ?? this.stream.session?.socket) as Socket;
+  }
+
+  get connection(): Socket {
+    return this.socket;
+  }
+
+  setTimeout(ms: number, callback?: () => void): this {
+    if (!this.stream.closed) this.stream.setTimeout(ms, callback);
+    return this;
+  }
+
+  override _read(): void {
+    if (this.reading) return void this.stream.resume();
+    this.reading = true;
+    this.stream.on('data', onStreamData);
+    this.stream.on('end', onStreamEnd);
+  }
+
+  /** Called once, when the stream closes: a body that had not all arrived was cut off. */
+  streamClosed(): void {
+    if (this.ended) return void this.emit('close');
+    this.aborted = true;
+    this.emit('aborted');
+    // As IncomingMessage: an error only for someone who listens for one, 'close' either way.
+    this.destroy(this.listenerCount('error') > 0 ? Object.assign(new Error('aborted'), { code: 'ECONNRESET' }) : undefined);
+  }
+
+  bodyEnded(): void {
+    this.ended = true;
+    this.push(null);
+  }
+}
+
+function ignore(): void {}
+
+function answerEmpty(res: http2.Http2ServerResponse, status: number): void {
+  res.statusCode = status;
+  res.end();
+}
+
+function onStreamData(this: RequestStream, chunk: Buffer): void {
+  if (this[REQUEST]?.push(chunk) === false) this.pause();
+}
+
+function onStreamEnd(this: RequestStream): void {
+  // Node ends a stream's readable side when the client resets it, too (after 'aborted'): a body is whole
+  // only when its END_STREAM arrived, and RST_STREAM is no such thing. The close that follows cuts it off.
+  if (this.rstCode === http2.constants.NGHTTP2_NO_ERROR) this[REQUEST]?.bodyEnded();
+}
+
+function onStreamClose(this: RequestStream): void {
+  const req = this[REQUEST];
+  this[REQUEST] = undefined;
+  req?.streamClosed();
 }
 
 /**
@@ -128,24 +231,32 @@ export function createHttp2Server(listener: RequestListener, options: ServerOpti
       // Streams over the limit refused in a row before the session is dropped (a client ignoring SETTINGS).
       maxSessionRejectedStreams: 100,
       maxSessionInvalidFrames: 100,
-      Http2ServerRequest: Http2Request as unknown as typeof http2.Http2ServerRequest,
-      Http2ServerResponse: Http2Response as unknown as typeof http2.Http2ServerResponse,
-    },
-    // One turn of the event loop later: a stream the client reset in the same packet as its HEADERS (the
-    // rapid-reset pattern) is closed by then, and costs no routing, no exchange, no answer. The streams that
-    // opened in one turn are served together, by one setImmediate.
-    (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
-      limitRequestTime(req, res, options.requestTimeout);
-      if (opened.push(req, res) === 2) setImmediate(serveOpened);
     },
   );
+  // One turn of the event loop later: a stream the client reset in the same packet as its HEADERS (the
+  // rapid-reset pattern) is closed by then, and costs no routing, no exchange, no answer. The streams that
+  // opened in one turn are served together, by one setImmediate.
+  h2.on('stream', (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+    const res = new Http2Response(stream);
+    const req = new Http2Request(stream, headers, rawHeaders, res);
+    (res as { req?: unknown }).req = req;
+    // What node's compatibility layer answers itself: CONNECT (no tunnels here) and an expectation other than 100-continue.
+    if (req.method === 'CONNECT') return void answerEmpty(res, 405);
+    const expect = headers.expect;
+    if (expect !== undefined) {
+      if (expect !== '100-continue') return void answerEmpty(res, 417);
+      res.writeContinue();
+    }
+    limitRequestTime(req, res, options.requestTimeout);
+    if (opened.push(req, res) === 2) setImmediate(serveOpened);
+  });
   /** Requests and responses, alternating, of the streams opened since the last serveOpened. */
-  let opened: (http2.Http2ServerRequest | http2.Http2ServerResponse)[] = [];
+  let opened: (Http2Request | Http2Response)[] = [];
   const serveOpened = (): void => {
     const batch = opened;
     opened = [];
     for (let i = 0; i < batch.length; i += 2) {
-      const req = batch[i] as http2.Http2ServerRequest;
+      const req = batch[i] as Http2Request;
       if (!req.stream.destroyed) listener(req as unknown as IncomingMessage, batch[i + 1] as unknown as ServerResponse);
     }
   };

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 
 export const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
-export const TYPE = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, GOAWAY: 7 } as const;
+export const TYPE = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, PING: 6, GOAWAY: 7 } as const;
 export const END_STREAM = 0x1;
 export const END_HEADERS = 0x4;
 export const ACK = 0x1;

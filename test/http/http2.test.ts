@@ -5,6 +5,7 @@
 // the backend whole, the stream limit; and a rapid-reset flood (CVE-2023-44487).
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
+import { once } from 'node:events';
 import assert from 'node:assert/strict';
 import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
 import { createConnection, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -330,6 +331,45 @@ test('rapid reset (CVE-2023-44487): thousands of HEADERS then RST_STREAM leave t
     assert.ok(growth < 50, `RSS grew ${growth.toFixed(1)} MiB`);
   } finally {
     other.close();
+    await running.close();
+  }
+});
+
+test('h2c: the request a route sees is shaped as IncomingMessage; CONNECT gets 405, an unknown expectation 417, 100-continue an interim 100', async () => {
+  let seen: Record<string, unknown> | undefined;
+  const running = await serve({
+    specification: PETSTORE,
+    missingOperation: 'ignore',
+    routes: {
+      addPet: (ex: Exchange) => {
+        const req = ex.request!;
+        seen = { method: req.method, url: req.url, httpVersion: req.httpVersion, major: req.httpVersionMajor, host: req.headers.host, address: req.socket.remoteAddress, stream: typeof (req as { stream?: object }).stream, complete: req.complete, rawHeaders: req.rawHeaders.includes(':path') };
+        ex.message.headers.set('content-type', 'application/json');
+        ex.body = { id: 1, name: 'rex', photoUrls: [] };
+      },
+    },
+  });
+  const client = connect(running.origin);
+  try {
+    const created = await send(client, { ':method': 'POST', ':path': '/api/v3/pet?x=1', 'content-type': 'application/json' }, '{"name":"rex","photoUrls":[]}');
+    assert.equal(created.status, 200);
+    assert.deepEqual(seen, { method: 'POST', url: '/api/v3/pet?x=1', httpVersion: '2.0', major: 2, host: new URL(running.origin).host, address: '127.0.0.1', stream: 'object', complete: true, rawHeaders: true });
+
+    const tunnel = await send(client, { ':method': 'CONNECT', ':authority': 'example.com:443' });
+    assert.equal(tunnel.status, 405);
+
+    const unknown = await send(client, { ':method': 'POST', ':path': '/api/v3/pet', 'content-type': 'application/json', expect: 'teapot' }, '{}');
+    assert.equal(unknown.status, 417);
+
+    const stream = client.request({ ':method': 'POST', ':path': '/api/v3/pet', 'content-type': 'application/json', expect: '100-continue' }, { endStream: false });
+    await once(stream, 'continue');
+    stream.end('{"name":"rex","photoUrls":[]}');
+    const [head] = (await once(stream, 'response')) as [IncomingHttpHeaders];
+    assert.equal(head[':status'], 200);
+    stream.resume();
+    await once(stream, 'end');
+  } finally {
+    client.close();
     await running.close();
   }
 });

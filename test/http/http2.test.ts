@@ -343,7 +343,7 @@ test('h2c: the request a route sees is shaped as IncomingMessage; CONNECT gets 4
     routes: {
       addPet: (ex: Exchange) => {
         const req = ex.request!;
-        seen = { method: req.method, url: req.url, httpVersion: req.httpVersion, major: req.httpVersionMajor, host: req.headers.host, address: req.socket.remoteAddress, stream: typeof (req as { stream?: object }).stream, complete: req.complete, rawHeaders: req.rawHeaders.includes(':path') };
+        seen = { method: req.method, url: req.url, httpVersion: req.httpVersion, major: req.httpVersionMajor, host: req.headers.host, address: req.socket.remoteAddress, stream: typeof (req as { stream?: object }).stream, complete: req.complete, rawHeaders: req.rawHeaders.includes(':path'), connection: req.connection === req.socket, setTimeout: req.setTimeout(60_000) === req };
         ex.message.headers.set('content-type', 'application/json');
         ex.body = { id: 1, name: 'rex', photoUrls: [] };
       },
@@ -353,7 +353,7 @@ test('h2c: the request a route sees is shaped as IncomingMessage; CONNECT gets 4
   try {
     const created = await send(client, { ':method': 'POST', ':path': '/api/v3/pet?x=1', 'content-type': 'application/json' }, '{"name":"rex","photoUrls":[]}');
     assert.equal(created.status, 200);
-    assert.deepEqual(seen, { method: 'POST', url: '/api/v3/pet?x=1', httpVersion: '2.0', major: 2, host: new URL(running.origin).host, address: '127.0.0.1', stream: 'object', complete: true, rawHeaders: true });
+    assert.deepEqual(seen, { method: 'POST', url: '/api/v3/pet?x=1', httpVersion: '2.0', major: 2, host: new URL(running.origin).host, address: '127.0.0.1', stream: 'object', complete: true, rawHeaders: true, connection: true, setTimeout: true });
 
     const tunnel = await send(client, { ':method': 'CONNECT', ':authority': 'example.com:443' });
     assert.equal(tunnel.status, 405);

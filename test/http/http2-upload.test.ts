@@ -1,0 +1,70 @@
+// A large request body over HTTP/2, forwarded as it arrives to a backend that reads slowly: the facade's
+// HTTP/2 request pauses its stream when its buffer is full and resumes it when the backend reads on, so
+// flow control reaches the client and every byte arrives, in order, once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { PETSTORE, serve } from '../helpers.js';
+
+const MiB = 1024 * 1024;
+
+test('h2c: an 8 MiB body streamed to a slow backend arrives whole and in order', { timeout: 60_000 }, async () => {
+  let paused = 0;
+  const backend = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const hash = createHash('sha256');
+    let bytes = 0;
+    req.on('data', (chunk: Buffer) => {
+      hash.update(chunk);
+      const before = Math.floor(bytes / MiB);
+      bytes += chunk.length;
+      // A pause at every MiB: the facade's buffers fill, and it has to hold the client back.
+      if (Math.floor(bytes / MiB) > before) {
+        paused++;
+        req.pause();
+        setTimeout(() => req.resume(), 20);
+      }
+    });
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ bytes, sha256: hash.digest('hex'), chunked: req.headers['transfer-encoding'] === 'chunked' }));
+    });
+  });
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  const running = await serve({
+    specification: PETSTORE,
+    missingOperation: 'ignore',
+    server: { maxBodySize: 16 * MiB },
+    routes: { addPet: [{ kind: 'to', uri: `http://127.0.0.1:${(backend.address() as AddressInfo).port}/pets` }] },
+  });
+  const client = connect(running.origin);
+  try {
+    const sent = createHash('sha256');
+    const stream = client.request({ ':method': 'POST', ':path': '/api/v3/pet', 'content-type': 'application/json' }, { endStream: false });
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      let status = 0;
+      let body = '';
+      stream.on('response', (head) => (status = Number(head[':status'])));
+      stream.setEncoding('utf8').on('data', (d: string) => (body += d));
+      stream.on('end', () => resolve({ status, body }));
+      stream.on('error', reject);
+    });
+    for (let i = 0; i < 8; i++) {
+      const chunk = randomBytes(MiB);
+      sent.update(chunk);
+      if (!stream.write(chunk)) await once(stream, 'drain');
+    }
+    stream.end();
+    const { status, body } = await answer;
+    assert.equal(status, 200, body);
+    assert.deepEqual(JSON.parse(body), { bytes: 8 * MiB, sha256: sent.digest('hex'), chunked: true });
+    assert.ok(paused >= 7, `the backend paused at every MiB (${paused})`);
+  } finally {
+    client.close();
+    await running.close();
+    backend.close();
+  }
+});

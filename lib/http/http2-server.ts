@@ -114,9 +114,9 @@ type RequestStream = http2.ServerHttp2Stream & { [REQUEST]?: Http2Request };
  * as a Readable, `socket` (node's stand-in: the stream's lifecycle, the connection's addresses and
  * certificate), 'aborted' and 'close'. Node's compatibility request puts six listeners on every stream and
  * two on itself before anything reads it (docs/performance.md, Protocols figures). This one listens for the
- * stream's close and errors; its body starts flowing when something reads it. `host` comes from `:authority` when the client sent no Host
- * (RFC 9113 §8.3.1), so forwarding, the spec endpoint's server URLs and the access log read it where they
- * always did.
+ * stream's close and errors; its body starts flowing when something reads it. `host` comes from
+ * `:authority` when the client sent no Host (RFC 9113 §8.3.1), so forwarding, the spec endpoint's server URLs
+ * and the access log read it where they always did.
  */
 export class Http2Request extends Readable {
   readonly stream: http2.ServerHttp2Stream;
@@ -180,7 +180,7 @@ export class Http2Request extends Readable {
     this.stream.on('end', onStreamEnd);
   }
 
-  /** Called once, when the stream closes: a body that had not all arrived was cut off. */
+  /** Called once, when the stream closes: a body whose end had not arrived by then never will, and is cut off. */
   streamClosed(): void {
     if (this.ended) return void this.emit('close');
     this.aborted = true;
@@ -207,9 +207,10 @@ function onStreamData(this: RequestStream, chunk: Buffer): void {
 }
 
 function onStreamEnd(this: RequestStream): void {
-  // Node ends a stream's readable side when the client resets it, too (after 'aborted'): a body is whole
-  // only when its END_STREAM arrived, and RST_STREAM is no such thing. The close that follows cuts it off.
-  if (this.rstCode === http2.constants.NGHTTP2_NO_ERROR) this[REQUEST]?.bodyEnded();
+  // Node also ends a stream's readable side when the stream closes: a client's RST_STREAM, or the facade's
+  // own close after a 408 (http2-request-timeout.ts). A body is whole only when its END_STREAM arrived on an
+  // open stream; otherwise the close that follows cuts it off.
+  if (!this.closed) this[REQUEST]?.bodyEnded();
 }
 
 function onStreamClose(this: RequestStream): void {

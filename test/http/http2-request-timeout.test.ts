@@ -97,3 +97,36 @@ test('HTTP/2: a stream whose body is slower than svc.server.requestTimeout gets 
     await running.close();
   }
 });
+
+test('HTTP/2: a body the requestTimeout cut off never reaches the route, though what arrived parses whole', { timeout: 30_000 }, async () => {
+  const received: unknown[] = [];
+  const running = await serve({
+    specification: PETSTORE,
+    missingOperation: 'ignore',
+    server: { requestTimeout: '300ms' },
+    routes: {
+      addPet: (ex: Exchange) => {
+        received.push(ex.body);
+        ex.message.headers.set('content-type', 'application/json');
+        ex.body = { id: 1, name: 'read', photoUrls: [] };
+      },
+    },
+  });
+  const session = connect(running.origin);
+  try {
+    // A whole JSON document, but no END_STREAM: the facade answers 408 and closes the stream itself.
+    const stream = session.request({ ':method': 'POST', ':path': '/api/v3/pet', 'content-type': 'application/json' }, { endStream: false });
+    let status = 0;
+    stream.on('response', (h) => (status = Number(h[':status'])));
+    stream.on('error', () => undefined).resume();
+    stream.write('{"name":"rex","photoUrls":[]}');
+    await new Promise((resolve) => stream.on('close', resolve));
+    assert.equal(status, 408);
+    // A later stream of the session is answered after the cut one was settled, whichever way.
+    assert.equal(await get(session, '/api/v3/pet/1'), 204); // no route: answered empty (missingOperation: ignore)
+    assert.deepEqual(received, [], 'the route never saw the cut body');
+  } finally {
+    session.destroy();
+    await running.close();
+  }
+});

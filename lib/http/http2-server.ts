@@ -107,6 +107,8 @@ class Http2Response extends http2.Http2ServerResponse {
 }
 
 const REQUEST = Symbol('svc.http2.request');
+const NO_TRAILERS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_RAW_TRAILERS: readonly string[] = Object.freeze([]);
 type RequestStream = http2.ServerHttp2Stream & { [REQUEST]?: Http2Request };
 
 /**
@@ -127,8 +129,6 @@ export class Http2Request extends Readable {
   readonly httpVersionMajor = 2;
   readonly httpVersionMinor = 0;
   readonly httpVersion = '2.0';
-  readonly trailers: Record<string, string> = {};
-  readonly rawTrailers: string[] = [];
   /** The client reset the stream before its body's end. */
   aborted = false;
   /** The body's end arrived (at once for a request whose HEADERS ended the stream). */
@@ -153,6 +153,15 @@ export class Http2Request extends Readable {
     stream.on('close', onStreamClose);
     this.ended = stream.endAfterHeaders;
     if (this.ended) this.push(null);
+  }
+
+  /** Request trailers are not read: always none (one shared, frozen value, not two objects a request). */
+  get trailers(): Readonly<Record<string, string>> {
+    return NO_TRAILERS;
+  }
+
+  get rawTrailers(): readonly string[] {
+    return NO_RAW_TRAILERS;
   }
 
   get complete(): boolean {

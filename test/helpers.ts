@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request, type Agent } from 'node:http';
+import type { ClientHttp2Stream, IncomingHttpHeaders } from 'node:http2';
 import { createFacade, type CreateFacadeOptions, type Facade, type FacadeInput, type Logger } from '../lib/index.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -110,5 +111,21 @@ export function getText(origin: string, path: string, agent: Agent | false = fal
     });
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** What an HTTP/2 client stream was answered, once it ended: the status, the head, the body as text. */
+export function http2Answer(stream: ClientHttp2Stream): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let headers: IncomingHttpHeaders = {};
+    let body = '';
+    stream.on('response', (head) => {
+      status = Number(head[':status']);
+      headers = head;
+    });
+    stream.setEncoding('utf8').on('data', (d: string) => (body += d));
+    stream.on('end', () => resolve({ status, headers, body }));
+    stream.on('error', reject);
   });
 }

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { PETSTORE, serve } from '../helpers.js';
+import { http2Answer, PETSTORE, serve } from '../helpers.js';
 
 const MiB = 1024 * 1024;
 
@@ -44,14 +44,7 @@ test('h2c: an 8 MiB body streamed to a slow backend arrives whole and in order',
   try {
     const sent = createHash('sha256');
     const stream = client.request({ ':method': 'POST', ':path': '/api/v3/pet', 'content-type': 'application/json' }, { endStream: false });
-    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      let status = 0;
-      let body = '';
-      stream.on('response', (head) => (status = Number(head[':status'])));
-      stream.setEncoding('utf8').on('data', (d: string) => (body += d));
-      stream.on('end', () => resolve({ status, body }));
-      stream.on('error', reject);
-    });
+    const answer = http2Answer(stream);
     for (let i = 0; i < 8; i++) {
       const chunk = randomBytes(MiB);
       sent.update(chunk);

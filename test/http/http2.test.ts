@@ -11,7 +11,7 @@ import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders }
 import { createConnection, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Exchange, FacadeObjectConfig } from '../../lib/index.js';
-import { memoryLogger, PETSTORE, ROOT, serve, type Running } from '../helpers.js';
+import { http2Answer, memoryLogger, PETSTORE, ROOT, serve, type Running } from '../helpers.js';
 import { createListener } from '../../lib/http/listener.js';
 import { SERVER_DEFAULTS } from '../../lib/config/model.js';
 import { makePki, type TestPki } from './pki.js';
@@ -49,20 +49,10 @@ const TRANSPORTS: Transport[] = [
 ];
 
 function send(session: ClientHttp2Session, headers: Record<string, string>, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request(headers);
-    let status = 0;
-    let head: IncomingHttpHeaders = {};
-    let text = '';
-    stream.on('response', (h) => {
-      status = Number(h[':status']);
-      head = h;
-    });
-    stream.setEncoding('utf8').on('data', (d: string) => (text += d));
-    stream.on('end', () => resolve({ status, headers: head, body: text }));
-    stream.on('error', reject);
-    stream.end(body);
-  });
+  const stream = session.request(headers);
+  const answer = http2Answer(stream);
+  stream.end(body);
+  return answer;
 }
 
 /** A backend that records each request's head and whether its body arrived whole, and answers with HTTP/1.1 hop-by-hop fields. */

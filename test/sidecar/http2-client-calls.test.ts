@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { serve, tempDir } from '../helpers.js';
+import { http2Answer, serve, tempDir } from '../helpers.js';
 import { signal, within, type Signal } from './backends.js';
 
 const CONTRACT = `openapi: 3.0.3
@@ -55,15 +55,7 @@ async function heldBackend(): Promise<{ origin: string; arrived: (id: string) =>
 
 function get(session: http2.ClientHttp2Session, id: string): { stream: http2.ClientHttp2Stream; answer: Promise<{ status: number; body: string }> } {
   const stream = session.request({ ':path': `/items/${id}` });
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    let status = 0;
-    let body = '';
-    stream.on('response', (headers) => (status = Number(headers[':status'])));
-    stream.setEncoding('utf8').on('data', (d: string) => (body += d));
-    stream.on('end', () => resolve({ status, body }));
-    stream.on('error', reject);
-  });
-  return { stream, answer };
+  return { stream, answer: http2Answer(stream).then(({ status, body }) => ({ status, body })) };
 }
 
 type HeldBackend = Awaited<ReturnType<typeof heldBackend>>;

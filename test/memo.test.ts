@@ -28,3 +28,19 @@ test('boundedMemo forgets when full, so keys a client varies cannot grow it with
   assert.equal(lookup('type/0'), 'TYPE/0');
   assert.equal(calls, 66, 'type/0 was forgotten and computed again');
 });
+
+test('boundedMemo answers a repeated key from its last answer, and never another key from it', () => {
+  const computed: string[] = [];
+  const lookup = boundedMemo((key) => {
+    computed.push(key);
+    return key === 'none' ? undefined : key.length;
+  });
+  assert.equal(lookup('none'), undefined);
+  assert.equal(lookup('none'), undefined, 'an undefined last answer is an answer too');
+  assert.equal(lookup('ab'), 2);
+  assert.equal(lookup('ab'), 2);
+  assert.equal(lookup('abc'), 3, 'a different key is looked up, not given the last answer');
+  assert.equal(lookup('none'), undefined);
+  assert.equal(lookup('ab'), 2);
+  assert.deepEqual(computed, ['none', 'ab', 'abc']);
+});

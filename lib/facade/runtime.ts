@@ -121,7 +121,8 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       // validation they are parsed only if a route reads its headers.
       const queryPairs = needsFacts ? parseQuery(query) : undefined;
       if (needsFacts) {
-        facts = { req, path, query, queryPairs: queryPairs!, pathParams: params, pathNames: names, raw, querystring: querystring?.read(query), streamed: items };
+        // Every field a stage may set is there from the start: one object shape, no property added per request.
+        facts = { req, path, query, queryPairs: queryPairs!, pathParams: params, pathNames: names, raw, text: undefined, querystring: querystring?.read(query), parameters: undefined, body: undefined, streamed: items };
         if (check !== undefined) check(facts);
       }
       ex = new Exchange(Headers.lazy(new RequestHeaders(req, res, params, names, queryPairs, queryDefaults, path, prefixLength, query, querystring, facts?.querystring, posing, facts)), undefined, req, sharedProperties, facts);
@@ -129,7 +130,7 @@ export function compileOperationRuntime(op: Operation, stages: OperationStages, 
       else if (token !== undefined) ex.properties[PropertyNames.TOKEN] = token;
       if (decode !== undefined) decode(facts!, ex);
       else if (streamsBody && raw === undefined) ex.message.body = hasBody(req) ? req : undefined;
-      else ex.message.body = rawBodyValue(raw, req.headers['content-type']);
+      else ex.message.body = rawBodyValue(raw, req.headers['content-type'], facts?.text);
       if (items) ex.message.body = itemRequests.open(req, ex);
       const pending = invoke(ex);
       if (pending instanceof Promise) {

@@ -14,7 +14,11 @@ export function hasBody(req: IncomingMessage): boolean {
 
 /** A text body as a string: UTF-8, a leading byte-order mark dropped. */
 export function bodyText(raw: Buffer): string {
-  const text = raw.toString('utf8');
+  return withoutBom(raw.toString('utf8'));
+}
+
+/** Text decoded from a body, its leading byte-order mark dropped. */
+export function withoutBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 

@@ -55,6 +55,11 @@ export class Router<T> {
   private readonly entries = new Map<string, PathEntry<T>>();
   /** Parameterless plain paths, found by one lookup before the tree walk (static routes win there too). */
   private readonly plain = new Map<string, PathMatch<T>>();
+  /**
+   * The lengths the plain paths have: a path of another length skips the lookup, which would hash it (a
+   * request path is a new string each time, so V8 computes its hash anew for every request).
+   */
+  private plainLengths = new Uint8Array(0);
 
   /** Adds a target; returns false when the path already had one for this method (the earlier one wins). */
   add(method: string, template: string, target: T, queryDiscriminator?: Candidate<T>['queryDiscriminator']): boolean {
@@ -65,7 +70,7 @@ export class Router<T> {
       entry = { byMethod: Object.create(null) as Record<string, Candidate<T>[]>, allow: '' };
       this.entries.set(key, entry);
       this.tree.on('GET', key, () => {}, entry);
-      if (paramNames.length === 0 && PLAIN_PATH.test(key)) this.plain.set(key, { entry, params: NO_PARAMS });
+      if (paramNames.length === 0 && PLAIN_PATH.test(key)) this.addPlain(key, entry);
     }
     const first = entry.byMethod[method] === undefined;
     (entry.byMethod[method] ??= []).push({ target, paramNames, queryDiscriminator });
@@ -76,9 +81,21 @@ export class Router<T> {
     return first;
   }
 
+  private addPlain(key: string, entry: PathEntry<T>): void {
+    this.plain.set(key, { entry, params: NO_PARAMS });
+    if (key.length >= this.plainLengths.length) {
+      const grown = new Uint8Array(key.length + 1);
+      grown.set(this.plainLengths);
+      this.plainLengths = grown;
+    }
+    this.plainLengths[key.length] = 1;
+  }
+
   find(path: string): PathMatch<T> | undefined {
-    const plain = this.plain.get(path);
-    if (plain !== undefined) return plain;
+    if (this.plainLengths[path.length] === 1) {
+      const plain = this.plain.get(path);
+      if (plain !== undefined) return plain;
+    }
     const found = this.tree.find('GET', path);
     return found ? { entry: found.store as PathEntry<T>, params: found.params } : undefined;
   }

@@ -192,7 +192,8 @@ export interface Message {
 
 export class Exchange {
   readonly message: Message;
-  readonly properties: Record<string, unknown>;
+  private ownProperties: Record<string, unknown> | undefined;
+  private readonly shared: Record<string, unknown> | null;
 
   constructor(
     headers: Headers,
@@ -208,7 +209,13 @@ export class Exchange {
     readonly facts?: RequestFacts,
   ) {
     this.message = { headers, body };
-    this.properties = Object.create(shared ?? null) as Record<string, unknown>;
+    this.ownProperties = undefined;
+    this.shared = shared ?? null;
+  }
+
+  /** Made when first read: most requests' routes never touch them, and an object on a prototype is a builtin call. */
+  get properties(): Record<string, unknown> {
+    return (this.ownProperties ??= Object.create(this.shared) as Record<string, unknown>);
   }
 
   /** The certificate the client presented over TLS (svc.server.tls.clientAuth); undefined when none. */

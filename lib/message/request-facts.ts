@@ -24,6 +24,8 @@ export interface RequestFacts {
   pathNames: readonly string[];
   /** The request body bytes, if any. */
   raw: Buffer | undefined;
+  /** Those bytes decoded as UTF-8, by the first stage that decoded them (validation), so the route's text body is not decoded again. */
+  text?: string;
   /** The value of the operation's `in: querystring` parameter (OpenAPI 3.2), read once; undefined without one. */
   querystring?: unknown;
   /**

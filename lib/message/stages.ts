@@ -117,13 +117,20 @@ export type Feature = (op: Operation, disposition: Disposition, ctx: FeatureCont
 
 const TEXTUAL = /json|xml|text\/|x-www-form-urlencoded|yaml|javascript|graphql/i;
 
+/** The last Content-Type asked about, and its answer: a client sends the same one request after request. */
+let lastType: string | undefined;
+let lastTextual = false;
+
 /** A media type whose raw body a route gets as text (rawBodyValue), not bytes. */
 export function isTextualMediaType(contentType: string | undefined): boolean {
-  return TEXTUAL.test(contentType ?? '');
+  if (contentType === lastType) return lastTextual;
+  lastTextual = TEXTUAL.test(contentType ?? '');
+  lastType = contentType;
+  return lastTextual;
 }
 
 /** The raw body as the route sees it without binding: text for textual media types, bytes otherwise. */
-export function rawBodyValue(raw: Buffer | undefined, contentType: string | undefined): unknown {
+export function rawBodyValue(raw: Buffer | undefined, contentType: string | undefined, text?: string): unknown {
   if (raw === undefined) return undefined;
-  return isTextualMediaType(contentType) ? raw.toString('utf8') : raw;
+  return isTextualMediaType(contentType) ? (text ?? raw.toString('utf8')) : raw;
 }

@@ -1,5 +1,6 @@
 // What the facade adds for operators (`svc.observe.*`): the per-operation request hook (metrics, access
 // log), the health and metrics endpoints, and where they are served (the main port or a management port).
+import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OBSERVE_DEFAULTS, type FacadeConfig, type ObserveOptions } from '../config/model.js';
 import type { Operation } from '../contract/operations.js';
@@ -13,7 +14,10 @@ import { CONTENT_TYPE } from '../util/exposition.js';
 import { Health, send, type Probe } from './health.js';
 import { FacadeMetrics, type OperationMetrics } from './metrics.js';
 
-/** When the request reached its operation (performance.now()), kept on the response for the close hook. */
+/**
+ * When the request reached its operation (performance.now()), kept on the response for the close hook.
+ * perf_hooks' own `performance`, not the global one: that is a lazy getter on globalThis, one more call a read.
+ */
 const STARTED = Symbol('svc.started');
 type TimedResponse = ServerResponse & { [STARTED]: number };
 

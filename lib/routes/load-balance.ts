@@ -4,6 +4,7 @@
 // twice as long at each ejection (at most 300 s), and never the last usable one. Failures: the call failed,
 // or it ended with a 5xx status the operation does not declare. A call its client cut short (client-cut.ts)
 // is neither, and is not sent to another endpoint.
+import { performance } from 'node:perf_hooks';
 import type { Exchange } from '../message/exchange.js';
 import { cutByClient } from './client-cut.js';
 

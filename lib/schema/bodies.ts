@@ -6,7 +6,7 @@ import type { MediaTypeObject, Operation } from '../contract/operations.js';
 import { contractSchemas } from './deref.js';
 import { parseXml } from '../codec/xml.js';
 import { SvcError } from '../util/errors.js';
-import { bodyText } from '../http/body.js';
+import { withoutBom } from '../http/body.js';
 import { FormLimitError, nestPairs } from '../codec/bracket-keys.js';
 import { essence, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import { setOwn } from '../util/objects.js';
@@ -53,7 +53,7 @@ export interface MediaCheck {
    * Parses a body sent as `contentType` and checks it. Returns the parsed value, or undefined when it could
    * not be parsed (a violation says why) or its kind is not parsed at all.
    */
-  parse(raw: Buffer, contentType: string, kind: BodyKind, out: Violations): unknown;
+  parse(raw: Buffer, contentType: string, kind: BodyKind, out: Violations, text?: string): unknown;
   /** Checks a value that is already parsed (a route's response object). */
   validate(value: unknown, out: Violations): void;
 }
@@ -97,11 +97,14 @@ export function compileMediaCheck(
     }
   };
 
-  const parse = (raw: Buffer, kind: BodyKind, out: Violations): unknown => {
+  /** `text`: the body already decoded as UTF-8 (the request's, decoded once for validation and the route). */
+  const parse = (raw: Buffer, kind: BodyKind, out: Violations, text: string | undefined): unknown => {
+    // Only the kinds read as text decode it (an opaque body may be megabytes that nothing reads as text).
+    const decoded = (): string => withoutBom(text ?? raw.toString('utf8'));
     switch (kind) {
       case 'json':
         try {
-          return JSON.parse(bodyText(raw));
+          return JSON.parse(decoded());
         } catch (err) {
           out.add('json', 'body', '', '', (err as Error).message);
           return undefined;
@@ -109,16 +112,16 @@ export function compileMediaCheck(
       case 'xml':
         try {
           const schemas = contractSchemas(contract); // cached per contract
-          return parseXml(bodyText(raw), schemas.enter(schema, uri), { deref: schemas.deref, maxBytes: ctx.maxBodySize });
+          return parseXml(decoded(), schemas.enter(schema, uri), { deref: schemas.deref, maxBytes: ctx.maxBodySize });
         } catch (err) {
           if (!(err instanceof SvcError)) throw err;
           out.add('xml', 'body', '', '', 'is not well-formed XML');
           return undefined;
         }
       case 'form':
-        return formFields(parseQuery(bodyText(raw)), false, out);
+        return formFields(parseQuery(decoded()), false, out);
       case 'text':
-        return shape().scalar(bodyText(raw));
+        return shape().scalar(decoded());
       case 'multipart':
       case 'opaque':
         return undefined;
@@ -126,7 +129,7 @@ export function compileMediaCheck(
   };
 
   return {
-    parse(raw, contentType, kind, out) {
+    parse(raw, contentType, kind, out, text) {
       if (kind === 'multipart') {
         const parts = multipartParts(raw, contentType, out);
         if (parts === undefined) return undefined;
@@ -138,7 +141,7 @@ export function compileMediaCheck(
         return withFiles(fields, parts, shape(), (p): MultipartFile => ({ filename: p.filename, contentType: p.contentType, data: p.data }));
       }
       const errorsBefore = out.size;
-      const value = parse(raw, kind, out);
+      const value = parse(raw, kind, out, text);
       if (value === undefined || out.size > errorsBefore) return undefined;
       validate(value, out);
       return value;

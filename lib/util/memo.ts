@@ -9,7 +9,12 @@ const MAX_REMEMBERED = 64;
  */
 export function boundedMemo<T>(compute: (key: string) => T): (key: string) => T {
   let remembered: Map<string, T> | undefined;
+  // The last key and its answer, compared before the Map: a header value is a new string on every request,
+  // and comparing it with the last one is cheaper than hashing it for the lookup.
+  let lastKey: string | undefined;
+  let lastValue: T | undefined;
   return (key) => {
+    if (key === lastKey) return lastValue as T;
     remembered ??= new Map<string, T>();
     let value = remembered.get(key);
     if (value === undefined && !remembered.has(key)) {
@@ -17,6 +22,8 @@ export function boundedMemo<T>(compute: (key: string) => T): (key: string) => T 
       if (remembered.size >= MAX_REMEMBERED) remembered.clear();
       remembered.set(key, value);
     }
+    lastKey = key;
+    lastValue = value;
     return value as T;
   };
 }

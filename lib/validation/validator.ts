@@ -94,7 +94,9 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
         if (out.size > 0) throw out.toError();
         return;
       }
-      const value = mediaCheck(match.declared).parse(raw ?? NO_BYTES, contentType!, match.kind, out);
+      // Decoded once: the route gets the same text as its body (rawBodyValue).
+      const text = raw !== undefined && READ_AS_TEXT.has(match.kind) ? (facts.text = raw.toString('utf8')) : undefined;
+      const value = mediaCheck(match.declared).parse(raw ?? NO_BYTES, contentType!, match.kind, out, text);
       if (value !== undefined) facts.body = value;
     }
     if (out.size > 0) throw out.toError();
@@ -104,6 +106,8 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
 
 const NO_BYTES = Buffer.alloc(0);
+/** The kinds of body validation reads as text. */
+const READ_AS_TEXT: ReadonlySet<BodyKind> = new Set<BodyKind>(['json', 'xml', 'form', 'text']);
 
 /** An empty body whose Content-Type is a form: read as the empty form, as Twilio's server (and RFC 1866 forms) read it. */
 function isEmptyForm(contentType: string | undefined): boolean {

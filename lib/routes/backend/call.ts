@@ -2,6 +2,7 @@
 // streamed or sent whole, the answer streamed back or read whole; every failure mapped to one catalogue error
 // (the origin in the log). undici writes the framing of what is sent itself, from the body it is handed and
 // the Content-Length given (a body that does not match it is an error, never sent as is), chunked otherwise.
+import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';

@@ -1,5 +1,6 @@
 // The backend side's metrics: per origin (svc_backend_*) the attempts sent, the retries among them and the
 // retries the retry budget refused; per circuitBreaker step (svc_circuit_breaker_*) its state and the calls it refused.
+import { performance } from 'node:perf_hooks';
 import type { BackendContext } from './context.js';
 import { labelValue, type Exposition } from '../../util/exposition.js';
 

@@ -7,6 +7,7 @@
 //   node scripts/bench/inprocess.mjs                         scenarios a,b,c,route,mock,synth
 //   node scripts/bench/inprocess.mjs a,c --against /tmp/old/dist   also a previous build (its dist/ folder)
 //   node scripts/bench/inprocess.mjs cors,apikey              a feature's cost: the facade with it against the same facade without
+//   node scripts/bench/inprocess.mjs a,b,c --env '{"SVC_OBSERVE_METRICS":"false"}'   every facade with these settings too
 //   options: --requests N (per round, 50000), --rounds N (7)
 import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
@@ -20,6 +21,8 @@ const opt = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(
 const N = Number(opt('requests', 50_000));
 const ROUNDS = Number(opt('rounds', 7));
 const against = opt('against', undefined);
+/** Settings put on top of every scenario's own (a part turned off, to see what it costs). */
+const extraEnv = JSON.parse(opt('env', '{}'));
 const PET_JSON = '{"id":1,"name":"doggie","status":"available","photoUrls":[]}';
 const GET_PET = 'GET /api/v3/pet/1 HTTP/1.1\r\nHost: x\r\n\r\n';
 const GET_PET_JSON = 'GET /api/v3/pet/1 HTTP/1.1\r\nHost: x\r\naccept: application/json\r\n\r\n';
@@ -110,7 +113,7 @@ for (const [label, dist] of [['facade', join(root, 'dist')], ...(against ? [['ag
   for (const key of chosen) {
     const s = SCENARIOS[key];
     if (s === undefined) throw new Error(`no scenario ${key}: ${Object.keys(SCENARIOS).join(', ')}`);
-    const facade = await createFacade(join(root, 'scripts/bench', s.config), { env: s.env, logger: silentLogger });
+    const facade = await createFacade(join(root, 'scripts/bench', s.config), { env: { ...s.env, ...extraEnv }, logger: silentLogger });
     const system = { name: `${key} ${label}`, server: createServer({ keepAliveTimeout: 5000 }, facade.handler), request: s.request, bare: s.bare, runs: [] };
     if (s.base !== undefined) {
       const base = await createFacade(join(root, 'scripts/bench', s.config), { env: s.base, logger: silentLogger });

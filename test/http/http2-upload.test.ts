@@ -6,12 +6,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { http2Answer, PETSTORE, serve } from '../helpers.js';
+import { http2Answer, PETSTORE, serve, type Running } from '../helpers.js';
 
 const MiB = 1024 * 1024;
+
+/** The Petstore facade whose addPet forwards its body, as it arrives, to `backend` (started here). */
+async function forwardingTo(backend: Server, maxBodySize: number): Promise<Running> {
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  return serve({
+    specification: PETSTORE,
+    missingOperation: 'ignore',
+    server: { maxBodySize },
+    routes: { addPet: [{ kind: 'to', uri: `http://127.0.0.1:${(backend.address() as AddressInfo).port}/pets` }] },
+  });
+}
 
 test('h2c: an 8 MiB body streamed to a slow backend arrives whole and in order', { timeout: 60_000 }, async () => {
   let paused = 0;
@@ -34,13 +45,7 @@ test('h2c: an 8 MiB body streamed to a slow backend arrives whole and in order',
       res.end(JSON.stringify({ bytes, sha256: hash.digest('hex'), chunked: req.headers['transfer-encoding'] === 'chunked' }));
     });
   });
-  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
-  const running = await serve({
-    specification: PETSTORE,
-    missingOperation: 'ignore',
-    server: { maxBodySize: 16 * MiB },
-    routes: { addPet: [{ kind: 'to', uri: `http://127.0.0.1:${(backend.address() as AddressInfo).port}/pets` }] },
-  });
+  const running = await forwardingTo(backend, 16 * MiB);
   const client = connect(running.origin);
   try {
     const sent = createHash('sha256');
@@ -84,13 +89,7 @@ test('h2c: a client offering 64 MiB to a backend that stops reading gets only as
       res.end(JSON.stringify({ bytes: received }));
     });
   });
-  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
-  const running = await serve({
-    specification: PETSTORE,
-    missingOperation: 'ignore',
-    server: { maxBodySize: 128 * MiB },
-    routes: { addPet: [{ kind: 'to', uri: `http://127.0.0.1:${(backend.address() as AddressInfo).port}/pets` }] },
-  });
+  const running = await forwardingTo(backend, 128 * MiB);
   const client = connect(running.origin);
   try {
     const stream = client.request({ ':method': 'POST', ':path': '/api/v3/pet', 'content-type': 'application/octet-stream' }, { endStream: false });

@@ -84,7 +84,7 @@ function compileDecoder(op: Operation, binding: BindingContext): NonNullable<Ope
     const contentType = facts.req.headers['content-type'] || undefined;
     const target = raw === undefined || raw.length === 0 ? null : targetFor(contentType ?? '');
     if (target === null) {
-      ex.message.body = rawBodyValue(raw, contentType);
+      ex.message.body = rawBodyValue(raw, contentType, facts.text);
       return;
     }
     // The validation stage may have parsed the body already.

@@ -6,6 +6,7 @@ import type { Contract } from '../contract/load.js';
 import type { Operation } from '../contract/operations.js';
 import type { BodySerializer } from '../http/respond.js';
 import type { Logger } from '../util/log.js';
+import { boundedMemo } from '../util/memo.js';
 import type { Exchange } from './exchange.js';
 import type { RequestFacts } from './request-facts.js';
 import type { Violations } from './violations.js';
@@ -117,16 +118,12 @@ export type Feature = (op: Operation, disposition: Disposition, ctx: FeatureCont
 
 const TEXTUAL = /json|xml|text\/|x-www-form-urlencoded|yaml|javascript|graphql/i;
 
-/** The last Content-Type asked about, and its answer: a client sends the same one request after request. */
-let lastType: string | undefined;
-let lastTextual = false;
+/** Remembered per Content-Type: a client sends the same one request after request. */
+const textual = boundedMemo((contentType) => TEXTUAL.test(contentType));
 
 /** A media type whose raw body a route gets as text (rawBodyValue), not bytes. */
 export function isTextualMediaType(contentType: string | undefined): boolean {
-  if (contentType === lastType) return lastTextual;
-  lastTextual = TEXTUAL.test(contentType ?? '');
-  lastType = contentType;
-  return lastTextual;
+  return textual(contentType ?? '');
 }
 
 /** The raw body as the route sees it without binding: text for textual media types, bytes otherwise. */

@@ -20,6 +20,9 @@ import { pointerOf, type Violations } from '../message/violations.js';
 
 export type BodyKind = 'json' | 'form' | 'multipart' | 'xml' | 'text' | 'opaque';
 
+/** The kinds a MediaCheck's parse reads as text; the others are never decoded. */
+export const TEXT_KINDS: ReadonlySet<BodyKind> = new Set<BodyKind>(['json', 'xml', 'form', 'text']);
+
 /** A file field of a multipart body, as `facts.body` carries it. */
 export interface MultipartFile {
   filename: string | undefined;

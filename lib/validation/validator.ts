@@ -16,7 +16,7 @@ import { compileNegotiator, essence, findDeclaredMediaType, isJsonMediaType } fr
 import { HeaderNames, type Exchange, type Headers } from '../message/exchange.js';
 import { isSequential } from '../codec/sequential-media.js';
 import { isItemSource } from '../message/streamed-body.js';
-import { bodyKind, compileMediaCheck, type BodyContext, type BodyKind, type MediaCheck } from '../schema/bodies.js';
+import { bodyKind, compileMediaCheck, TEXT_KINDS, type BodyContext, type BodyKind, type MediaCheck } from '../schema/bodies.js';
 import { checkWholeSequence, compileItemChecks } from '../schema/items.js';
 import { compileParameterCheck } from '../parameters/parameters.js';
 import { reportControlNames } from '../parameters/query-names.js';
@@ -95,7 +95,7 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
         return;
       }
       // Decoded once: the route gets the same text as its body (rawBodyValue).
-      const text = raw !== undefined && READ_AS_TEXT.has(match.kind) ? (facts.text = raw.toString('utf8')) : undefined;
+      const text = raw !== undefined && TEXT_KINDS.has(match.kind) ? (facts.text = raw.toString('utf8')) : undefined;
       const value = mediaCheck(match.declared).parse(raw ?? NO_BYTES, contentType!, match.kind, out, text);
       if (value !== undefined) facts.body = value;
     }
@@ -106,8 +106,6 @@ function compileRequestCheck(op: Operation, body: BodyContext, checkItems: ItemC
 const RESPONSE_CODE = HeaderNames.RESPONSE_CODE.toLowerCase();
 
 const NO_BYTES = Buffer.alloc(0);
-/** The kinds of body validation reads as text. */
-const READ_AS_TEXT: ReadonlySet<BodyKind> = new Set<BodyKind>(['json', 'xml', 'form', 'text']);
 
 /** An empty body whose Content-Type is a form: read as the empty form, as Twilio's server (and RFC 1866 forms) read it. */
 function isEmptyForm(contentType: string | undefined): boolean {

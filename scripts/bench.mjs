@@ -421,6 +421,8 @@ async function compare(scenario) {
       { name: 'facade', start: () => startFacade(main, scenario.files, env) },
       ...(against ? [{ name: 'against', label: 'facade (--against)', start: () => startFacade(against, scenario.files, env) }] : []),
       ...(scenario.floor ? [{ name: 'floor', label: 'floor (node:http, constant id)', start: () => start(BARE_SERVER, [], { ...bareEnv(scenario.expect), BARE_REQUEST_ID: FLOOR_REQUEST_ID }) }] : []),
+      // The facade's required work done by hand (least-server.mjs): what the floor leaves out and the facade may not.
+      ...(scenario.floor ? [{ name: 'least', label: 'least facade (required work by hand)', start: () => start(bench('least-server.mjs'), [], {}) }] : []),
       ...availablePeers(withPeers ? (scenario.peers ?? []) : []).map((key) => ({ name: 'peer', label: PEERS[key].name, path: PEERS[key].path, start: () => startPeer(key, shared) })),
     ];
     const { request } = scenario;
@@ -446,7 +448,7 @@ async function compare(scenario) {
     const results = running.map((s) => summarize(s, running[0]));
     const [bare, facade] = results;
     const named = (name) => results.find((x) => x.name === name);
-    return { bare, facade, against: named('against'), floor: named('floor'), peers: results.filter((x) => x.name === 'peer') };
+    return { bare, facade, against: named('against'), floor: named('floor'), least: named('least'), peers: results.filter((x) => x.name === 'peer') };
   } finally {
     for (const s of running) s.child.kill('SIGTERM');
     helper?.child.kill('SIGTERM');
@@ -481,11 +483,11 @@ async function runScenarios() {
       failed(s.name, err);
       continue;
     }
-    const { bare, facade, against: base, floor, peers } = result;
-    rows.push({ s, bare, facade, base, floor, peers });
+    const { bare, facade, against: base, floor, least, peers } = result;
+    rows.push({ s, bare, facade, base, floor, least, peers });
     console.log(`\n${s.name}  (${connections} connections, ${rounds} x ${duration} s each, interleaved, medians; CPU: each server process alone)`);
     console.log(`  ${''.padEnd(LABEL)}${['req/s', 'p99 ms', 'RSS MiB', 'CPU µs/req'].map((t) => ` ${t.padStart(9)}`).join('')}${'errors'.padStart(12)}`);
-    for (const x of [bare, facade, base, floor, ...peers]) if (x) console.log(`  ${x.label.padEnd(LABEL)} ${fmt(x.rps)} ${fmt(x.p99)} ${fmt(x.rss, 1)} ${fmt(x.cpu, 1)}    ${fmt(x.errors)}`);
+    for (const x of [bare, facade, base, floor, least, ...peers]) if (x) console.log(`  ${x.label.padEnd(LABEL)} ${fmt(x.rps)} ${fmt(x.p99)} ${fmt(x.rss, 1)} ${fmt(x.cpu, 1)}    ${fmt(x.errors)}`);
     printRatio('facade/bare', facade, bare, `(CPU as bare/facade; ${perRound(facade)})`);
     if (s.target) console.log(`  ${'cost of the feature'.padEnd(LABEL)} CPU per request ${percent(facade.cpu / bare.cpu - 1)}, req/s ${percent(facade.rps / bare.rps - 1)}    (${s.target})`);
     if (base) {
@@ -493,6 +495,10 @@ async function runScenarios() {
       printRatio('facade/against', facade, base);
     }
     if (floor) printRatio('facade/floor', facade, floor, `(floor/bare ${(floor.rps / bare.rps).toFixed(2)})`);
+    if (least && floor) {
+      printRatio('least/floor', least, floor, '(the most facade/floor can be without leaving out required work)');
+      printRatio('facade/least', facade, least);
+    }
     for (const peer of peers) {
       printRatio(`${peer.label}/bare`, peer, bare, `(${perRound(peer)})`);
       printRatio(`facade/${peer.label}`, facade, peer, floor ? `(floor/peer ${(floor.rps / peer.rps).toFixed(2)}: the most facade/peer can be on node:http)` : '');
@@ -552,10 +558,11 @@ const rows = await runScenarios();
 if (STARTUP.some(startupSelected)) await startupTimes();
 if (selected('protocols', 'protocols')) await protocolFigures({ main, files: [bench('route.yaml')], startFacade, duration, rounds, connections, cpuMicros }).catch((err) => failed('protocols', err));
 console.log('\nsummary: req/s ratios facade/bare, peer/bare, facade/peer with its p99 ratio (and CPU-per-request ratio bare/facade, steadier on a busy machine)');
-for (const { s, bare, facade, base, floor, peers } of rows) {
+for (const { s, bare, facade, base, floor, least, peers } of rows) {
   const peerPart = peers.map((p) => `  ${p.label} ${(p.rps / bare.rps).toFixed(2)}  facade/peer ${(facade.rps / p.rps).toFixed(2)} (p99 ${(facade.p99 / Math.max(p.p99, 1)).toFixed(2)}${floor ? `; floor/peer ${(floor.rps / p.rps).toFixed(2)}` : ''})`).join('');
   const basePart = base ? `  against ${(base.rps / bare.rps).toFixed(2)} (CPU ${(bare.cpu / base.cpu).toFixed(2)}; µs/req ${[bare, base, facade, ...peers].map((x) => `${x.name === 'peer' ? x.label : x.name} ${x.cpu.toFixed(1)}`).join(', ')})` : '';
-  console.log(`  ${s.name.padEnd(56)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})${peerPart}${basePart}`);
+  const floorPart = floor ? `  facade/floor ${(facade.rps / floor.rps).toFixed(2)} (CPU ${(floor.cpu / facade.cpu).toFixed(2)})${least ? `, least/floor ${(least.rps / floor.rps).toFixed(2)} (CPU ${(floor.cpu / least.cpu).toFixed(2)})` : ''}` : '';
+  console.log(`  ${s.name.padEnd(56)} ${(facade.rps / bare.rps).toFixed(2)}  (CPU ${(bare.cpu / facade.cpu).toFixed(2)})${floorPart}${peerPart}${basePart}`);
 }
 if (failures.length > 0) {
   console.error(`\nbench: ${failures.length} check(s) failed; the figures of those scenarios are not printed and the run exits 1:`);

@@ -23,11 +23,12 @@
 // scenario's); a check that fails, or a start that does not answer as expected, makes the run exit non-zero.
 import autocannon from 'autocannon';
 import { createRequire } from 'node:module';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BARE_SERVER, bareEnv, startBackend } from './bench/backend.mjs';
+import { cpuMicros, rssMiB } from './bench/proc.mjs';
 import { prepareOAuth, verifyOAuth } from './bench/oauth.mjs';
 import { ensurePeers, PEERS_DIR } from './bench/peers.mjs';
 import { start } from './bench/start.mjs';
@@ -322,18 +323,6 @@ const withPeers = !args.includes('--no-peers');
 const against = opt('against', undefined);
 const selected = (key, name) => only === undefined || only.some((o) => key.includes(o) || name.includes(o));
 const startupSelected = (s) => selected('startup', 'startup') || (only !== undefined && only.some((o) => s.name.includes(o)));
-
-/** CPU time (user + system) a process has used so far, in microseconds, from /proc (clock ticks of 10 ms). */
-function cpuMicros(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-function rssMiB(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
-}
 
 const loadOptions = (port, request) => ({ url: `http://127.0.0.1:${port}${request.path}`, method: request.method, headers: request.headers ?? {}, body: request.body, connections, pipelining: 1 });
 

@@ -12,10 +12,11 @@
 //   TRACE=1 node ...                                 also counts the facade's collections by kind and reason (--trace-gc)
 //   FLAGS='--liftoff-only' node ...                  node options for the facade's process (space-separated)
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cpuMicros, rssMiB } from './bench/proc.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -91,11 +92,9 @@ const port = await new Promise((resolve, reject) => {
     if (m) resolve(Number(m[1]));
   });
 });
-const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${cli.pid}/status`, 'utf8'))[1]) / 1024;
-const cpu = () => {
-  const fields = readFileSync(`/proc/${cli.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in ms at 100 ticks a second
-};
+const rss = () => rssMiB(cli.pid);
+/** The CLI's CPU time so far, in ms. */
+const cpu = () => cpuMicros(cli.pid) / 1000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 await sleep(1500);

@@ -8,12 +8,13 @@
 //
 //   node scripts/bench/least-parts.mjs                 scenarios a,b,c: 3 rounds of 3 s per server
 //   node scripts/bench/least-parts.mjs b --rounds 5 --duration 5
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuMicros } from './proc.mjs';
 import { printRunHeader } from './run-header.mjs';
+import { start } from './start.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
@@ -30,36 +31,17 @@ const SCENARIOS = {
 };
 const LEAST = join(root, 'scripts/bench/least-server.mjs');
 const servers = (body) => [
-  { name: 'floor', args: [join(root, 'scripts/bench/bare-server.mjs')], env: { BARE_REQUEST_ID: '19f4c6a7-e67d-4172-b0a8-a70eb58da364', BARE_BODY: body } },
-  { name: 'least facade', args: [LEAST], env: {} },
-  ...['validation', 'id', 'metrics', 'validation,id,metrics'].map((parts) => ({ name: `least, no ${parts.replaceAll(',', ', ')}`, args: [LEAST], env: { LEAST_WITHOUT: parts }, without: parts })),
-  { name: 'facade', args: [join(root, 'dist/main.js'), join(root, 'scripts/bench/route.yaml'), '--port', '0', '--host', '127.0.0.1'], env: { SVC_REST_CLIENTREQUESTVALIDATION: 'true' } },
+  { name: 'floor', command: join(root, 'scripts/bench/bare-server.mjs'), args: [], env: { BARE_REQUEST_ID: '19f4c6a7-e67d-4172-b0a8-a70eb58da364', BARE_BODY: body } },
+  { name: 'least facade', command: LEAST, args: [], env: {} },
+  ...['validation', 'id', 'metrics', 'validation,id,metrics'].map((parts) => ({ name: `least, no ${parts.replaceAll(',', ', ')}`, command: LEAST, args: [], env: { LEAST_WITHOUT: parts }, without: parts })),
+  { name: 'facade', command: join(root, 'dist/main.js'), args: [join(root, 'scripts/bench/route.yaml'), '--port', '0', '--host', '127.0.0.1'], env: { SVC_REST_CLIENTREQUESTVALIDATION: 'true' } },
 ];
 
 const pinned = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 /** The command line with its CPU: `taskset -c <cpu>` in front when pinning. */
 const onCpu = (cpu, command, commandArgs) => (pinned ? ['taskset', ['-c', String(cpu), command, ...commandArgs]] : [command, commandArgs]);
-
-function startServer(server) {
-  const [command, commandArgs] = onCpu(0, process.execPath, server.args);
-  const child = spawn(command, commandArgs, { env: { ...process.env, ...server.env }, stdio: ['ignore', 'pipe', 'ignore'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (m) resolve({ ...server, child, port: Number(m[1]), cpu: [], rps: [] });
-    });
-    child.on('exit', (code) => reject(new Error(`${server.name} exited ${code}`)));
-  });
-}
-
-/** The server's own CPU time so far, in clock ticks (utime + stime, /proc/PID/stat). */
-const cpuTicks = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-};
-const TICK_MICROS = 1e6 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
+/** The servers run on the first CPU, autocannon on the second. */
+const SERVER_CPU = pinned ? 0 : undefined;
 
 function load(port, request, seconds) {
   const flags = ['-j', '-c', '50', '-d', String(seconds)];
@@ -89,13 +71,13 @@ for (const key of chosen) {
   if (scenario === undefined) throw new Error(`no scenario ${key} (a, b, c)`);
   const running = [];
   try {
-    for (const server of servers(scenario.body)) running.push(await startServer(server));
+    for (const server of servers(scenario.body)) running.push({ ...server, ...(await start(server.command, server.args, server.env, { pinTo: SERVER_CPU })), cpu: [], rps: [] });
     for (const s of running) load(s.port, scenario.request, 2);
     for (let r = 0; r < rounds; r++) {
       for (const s of running) {
-        const before = cpuTicks(s.child.pid);
+        const before = cpuMicros(s.child.pid);
         const answered = load(s.port, scenario.request, duration);
-        s.cpu.push(((cpuTicks(s.child.pid) - before) * TICK_MICROS) / answered);
+        s.cpu.push((cpuMicros(s.child.pid) - before) / answered);
         s.rps.push(answered / duration);
       }
     }

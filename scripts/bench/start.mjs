@@ -2,10 +2,15 @@
 // its "listening on http://host:port" line: every server the bench runs prints one.
 import { spawn } from 'node:child_process';
 
-/** Resolves to the child and the port it listens on; rejects if it exits first or says nothing for 30 s. */
-export function start(command, commandArgs, env = {}) {
+/**
+ * Resolves to the child and the port it listens on; rejects if it exits first or says nothing for 30 s.
+ * `pinTo`: a CPU to run it on (through taskset).
+ */
+export function start(command, commandArgs, env = {}, { pinTo } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [command, ...commandArgs], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const argv = [process.execPath, command, ...commandArgs];
+    if (pinTo !== undefined) argv.unshift('taskset', '-c', String(pinTo));
+    const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const timer = setTimeout(() => reject(new Error(`timeout starting ${command}: ${err || out}`)), 30_000);

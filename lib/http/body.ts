@@ -12,13 +12,12 @@ export function hasBody(req: IncomingMessage): boolean {
   return length === undefined && req.httpVersionMajor === 2 && (req as { stream?: { endAfterHeaders?: boolean } }).stream?.endAfterHeaders === false;
 }
 
-/** A text body as a string: UTF-8, a leading byte-order mark dropped. */
-export function bodyText(raw: Buffer): string {
-  return withoutBom(raw.toString('utf8'));
-}
-
-/** Text decoded from a body, its leading byte-order mark dropped. */
-export function withoutBom(text: string): string {
+/**
+ * A text body as a string: UTF-8, a leading byte-order mark dropped. `decoded`: the same bytes already
+ * decoded as UTF-8 (by validation, for the route too), used instead of decoding them again.
+ */
+export function bodyText(raw: Buffer, decoded?: string): string {
+  const text = decoded ?? raw.toString('utf8');
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 

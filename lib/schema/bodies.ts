@@ -6,7 +6,7 @@ import type { MediaTypeObject, Operation } from '../contract/operations.js';
 import { contractSchemas } from './deref.js';
 import { parseXml } from '../codec/xml.js';
 import { SvcError } from '../util/errors.js';
-import { withoutBom } from '../http/body.js';
+import { bodyText } from '../http/body.js';
 import { FormLimitError, nestPairs } from '../codec/bracket-keys.js';
 import { essence, isJsonMediaType, isXmlMediaType } from '../http/negotiation.js';
 import { setOwn } from '../util/objects.js';
@@ -103,11 +103,10 @@ export function compileMediaCheck(
   /** `text`: the body already decoded as UTF-8 (the request's, decoded once for validation and the route). */
   const parse = (raw: Buffer, kind: BodyKind, out: Violations, text: string | undefined): unknown => {
     // Only the kinds read as text decode it (an opaque body may be megabytes that nothing reads as text).
-    const decoded = (): string => withoutBom(text ?? raw.toString('utf8'));
     switch (kind) {
       case 'json':
         try {
-          return JSON.parse(decoded());
+          return JSON.parse(bodyText(raw, text));
         } catch (err) {
           out.add('json', 'body', '', '', (err as Error).message);
           return undefined;
@@ -115,16 +114,16 @@ export function compileMediaCheck(
       case 'xml':
         try {
           const schemas = contractSchemas(contract); // cached per contract
-          return parseXml(decoded(), schemas.enter(schema, uri), { deref: schemas.deref, maxBytes: ctx.maxBodySize });
+          return parseXml(bodyText(raw, text), schemas.enter(schema, uri), { deref: schemas.deref, maxBytes: ctx.maxBodySize });
         } catch (err) {
           if (!(err instanceof SvcError)) throw err;
           out.add('xml', 'body', '', '', 'is not well-formed XML');
           return undefined;
         }
       case 'form':
-        return formFields(parseQuery(decoded()), false, out);
+        return formFields(parseQuery(bodyText(raw, text)), false, out);
       case 'text':
-        return shape().scalar(decoded());
+        return shape().scalar(bodyText(raw, text));
       case 'multipart':
       case 'opaque':
         return undefined;
